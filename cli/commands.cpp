@@ -1,0 +1,279 @@
+#include "clioptions.h"
+#include "progressline.h"
+
+#include "analysis/outcomes.h"
+#include "core/deviceprobe.h"
+#include "core/error.h"
+#include "core/paths.h"
+#include "report/leaderboardformat.h"
+#include "run/runengine.h"
+#include "suites/suiteimporter.h"
+#include "suites/suiteloader.h"
+
+#include "db/runrepository.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+#include <QThread>
+
+#include <csignal>
+#include <iostream>
+
+namespace kb::cli {
+
+int fail(const QString& message, int code)
+{
+    QTextStream(stderr) << "error: " << message << '\n';
+    return code;
+}
+
+void out(const QString& text)
+{
+    QTextStream(stdout) << text;
+}
+
+namespace {
+
+QCommandLineOption dbOption()
+{
+    return {QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")};
+}
+
+// Parses; returns false after printing the problem (or help).
+bool parse(QCommandLineParser& parser, const QStringList& args, const QString& command, int& exitCode)
+{
+    parser.addHelpOption();
+    QStringList full = args;
+    full.prepend(QStringLiteral("kbstudio-cli ") + command);
+    if (!parser.parse(full)) {
+        exitCode = fail(parser.errorText(), 2);
+        return false;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        out(parser.helpText());
+        exitCode = 0;
+        return false;
+    }
+    return true;
+}
+
+QString dbPath(const QCommandLineParser& parser)
+{
+    return parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : engine::defaultDatabasePath();
+}
+
+QString formatSeconds(double s)
+{
+    if (s < 60)
+        return QStringLiteral("%1 s").arg(s, 0, 'f', 0);
+    return QStringLiteral("%1 min %2 s").arg(static_cast<int>(s) / 60).arg(static_cast<int>(s) % 60);
+}
+
+} // namespace
+
+int runCommand(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("Create a run and evaluate it."));
+    p.addOption(dbOption());
+    p.addOption({QStringLiteral("suite"), QStringLiteral("Suite name (default: sample)."), QStringLiteral("NAME"), QStringLiteral("sample")});
+    p.addOption({QStringLiteral("models"), QStringLiteral("Comma-separated model names."), QStringLiteral("LIST")});
+    p.addOption({QStringLiteral("tasks"), QStringLiteral("Comma-separated task ids (default: all)."), QStringLiteral("LIST")});
+    p.addOption({QStringLiteral("levels"), QStringLiteral("Comma-separated levels (default: all)."), QStringLiteral("LIST")});
+    p.addOption({QStringLiteral("samples"), QStringLiteral("Samples per task (default 1)."), QStringLiteral("K"), QStringLiteral("1")});
+    p.addOption({QStringLiteral("device"), QStringLiteral("cpu, cuda or auto (default auto)."), QStringLiteral("DEVICE"), QStringLiteral("auto")});
+    p.addOption({QStringLiteral("trials"), QStringLiteral("Correctness trials (default 5)."), QStringLiteral("N"), QStringLiteral("5")});
+    p.addOption({QStringLiteral("timing-trials"), QStringLiteral("Timing samples (default 30 on CPU, 100 on CUDA)."), QStringLiteral("N")});
+    p.addOption({QStringLiteral("jobs"), QStringLiteral("Parallel builds (default: CPU cores)."), QStringLiteral("N")});
+    p.addOption({QStringLiteral("timeout"), QStringLiteral("Seconds per harness phase (default 300)."), QStringLiteral("S"), QStringLiteral("300")});
+    p.addOption({QStringLiteral("compile"), QStringLiteral("Also time torch.compile as a baseline.")});
+    p.addOption({QStringLiteral("name"), QStringLiteral("Run name."), QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("resume"), QStringLiteral("Resume the run with this id instead of creating one."), QStringLiteral("ID")});
+    p.addOption({QStringLiteral("quiet"), QStringLiteral("No progress line.")});
+    int code = 0;
+    if (!parse(p, args, QStringLiteral("run"), code))
+        return code;
+
+    try {
+        engine::RunEngine engine(dbPath(p));
+        engine.ensureDemoCatalog();
+        db::Id runId = 0;
+        if (p.isSet(QStringLiteral("resume"))) {
+            runId = p.value(QStringLiteral("resume")).toLongLong();
+        } else {
+            if (!p.isSet(QStringLiteral("models")))
+                return fail(QStringLiteral("--models is required (e.g. --models demo-a,demo-b)"), 2);
+            engine::RunSpec spec;
+            spec.name = p.value(QStringLiteral("name"));
+            spec.suite = p.value(QStringLiteral("suite"));
+            spec.models = p.value(QStringLiteral("models")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+            if (p.isSet(QStringLiteral("tasks")))
+                spec.tasks = p.value(QStringLiteral("tasks")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+            for (const auto& l : p.value(QStringLiteral("levels")).split(QLatin1Char(','), Qt::SkipEmptyParts))
+                spec.levels << l.toInt();
+            spec.samples = p.value(QStringLiteral("samples")).toInt();
+            QString device = p.value(QStringLiteral("device"));
+            if (device == QLatin1String("auto"))
+                device = engine::detectDevice();
+            if (device != QLatin1String("cpu") && device != QLatin1String("cuda"))
+                return fail(QStringLiteral("--device must be cpu, cuda or auto"), 2);
+            spec.settings.device = device;
+            spec.settings.correctnessTrials = p.value(QStringLiteral("trials")).toInt();
+            spec.settings.timingTrials = p.isSet(QStringLiteral("timing-trials"))
+                                             ? p.value(QStringLiteral("timing-trials")).toInt()
+                                             : (device == QLatin1String("cuda") ? 100 : 30);
+            spec.settings.buildJobs = p.isSet(QStringLiteral("jobs")) ? p.value(QStringLiteral("jobs")).toInt()
+                                                                      : std::max(1, QThread::idealThreadCount());
+            spec.settings.timeoutSeconds = p.value(QStringLiteral("timeout")).toDouble();
+            spec.settings.compileBaseline = p.isSet(QStringLiteral("compile"));
+            if (spec.settings.correctnessTrials < 1 || spec.settings.timingTrials < 1 || spec.settings.timeoutSeconds <= 0)
+                return fail(QStringLiteral("--trials, --timing-trials and --timeout must be positive"), 2);
+            runId = engine.createRun(spec);
+        }
+        const auto run = db::RunRepository(engine.database().connection()).run(runId);
+        if (!run)
+            return fail(QStringLiteral("no run with id %1").arg(runId));
+        out(QStringLiteral("run %1: %2 (database %3)\n").arg(runId).arg(QString::fromStdString(run->name), dbPath(p)));
+
+        ProgressLine line(!p.isSet(QStringLiteral("quiet")));
+        QObject::connect(&engine, &engine::RunEngine::progress, &engine,
+                         [&line](const engine::RunProgress& pr) { line.update(pr); });
+        QObject::connect(&engine, &engine::RunEngine::attemptFinished, &engine,
+                         [&line](const engine::AttemptResult& r) { line.attempt(r); });
+        QObject::connect(&engine, &engine::RunEngine::logLine, &engine, [&line](const QString& s) { line.message(s); });
+        QString finalStatus;
+        QObject::connect(&engine, &engine::RunEngine::runFinished, &engine,
+                         [&finalStatus](qint64, const QString& status, const QString&) {
+                             finalStatus = status;
+                             QCoreApplication::quit();
+                         });
+        // Ctrl-C stops the engine; the run resumes later with --resume.
+        std::signal(SIGINT, [](int) { QMetaObject::invokeMethod(QCoreApplication::instance(), &QCoreApplication::quit, Qt::QueuedConnection); });
+        engine.start(runId);
+        QCoreApplication::exec();
+        line.finish();
+        if (finalStatus.isEmpty()) {
+            out(QStringLiteral("interrupted; resume with: kbstudio-cli run --resume %1 --db %2\n").arg(runId).arg(dbPath(p)));
+            return 130;
+        }
+        out(QStringLiteral("run %1 %2\n\n").arg(runId).arg(finalStatus));
+        out(report::formatLeaderboardText(engine::leaderboardFor(engine.database().connection(), runId)));
+        return finalStatus == QLatin1String("finished") ? 0 : 1;
+    } catch (const engine::Error& e) {
+        return fail(e.message());
+    } catch (const db::Error& e) {
+        return fail(QString::fromUtf8(e.what()));
+    }
+}
+
+int statusCommand(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("Show the runs in a database."));
+    p.addOption(dbOption());
+    int code = 0;
+    if (!parse(p, args, QStringLiteral("status"), code))
+        return code;
+    try {
+        db::Database database(dbPath(p).toStdString(), db::Database::Access::ReadOnly);
+        db::RunRepository runs(database.connection());
+        const auto all = runs.runs();
+        if (all.empty()) {
+            out(QStringLiteral("no runs in %1\n").arg(dbPath(p)));
+            return 0;
+        }
+        for (const auto& r : all) {
+            const auto counts = runs.statusCounts(r.id);
+            int total = 0;
+            QStringList parts;
+            for (const auto& [status, n] : counts) {
+                total += n;
+                parts << QStringLiteral("%1 %2").arg(n).arg(QString::fromStdString(status));
+            }
+            out(QStringLiteral("run %1  %2  [%3]  %4 attempts: %5\n")
+                    .arg(r.id)
+                    .arg(QString::fromStdString(r.name), QString::fromStdString(r.status))
+                    .arg(total)
+                    .arg(parts.join(QStringLiteral(", "))));
+        }
+        return 0;
+    } catch (const db::Error& e) {
+        return fail(QString::fromUtf8(e.what()));
+    }
+}
+
+int reportCommand(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("Print the leaderboard of a run."));
+    p.addOption(dbOption());
+    p.addOption({QStringLiteral("run"), QStringLiteral("Run id (default: every run)."), QStringLiteral("ID"), QStringLiteral("0")});
+    p.addOption({QStringLiteral("format"), QStringLiteral("text or markdown (default text)."), QStringLiteral("FORMAT"), QStringLiteral("text")});
+    int code = 0;
+    if (!parse(p, args, QStringLiteral("report"), code))
+        return code;
+    try {
+        db::Database database(dbPath(p).toStdString(), db::Database::Access::ReadOnly);
+        const db::Id runId = p.value(QStringLiteral("run")).toLongLong();
+        auto& conn = database.connection();
+        if (runId != 0 && !db::RunRepository(conn).run(runId))
+            return fail(QStringLiteral("no run with id %1 in %2").arg(runId).arg(dbPath(p)));
+        const auto board = engine::leaderboardFor(conn, runId);
+        if (board.models.empty()) {
+            out(QStringLiteral("no attempts in %1\n").arg(dbPath(p)));
+            return 0;
+        }
+        const QString format = p.value(QStringLiteral("format"));
+        if (format == QLatin1String("markdown"))
+            out(report::formatLeaderboardMarkdown(board));
+        else if (format == QLatin1String("text"))
+            out(report::formatLeaderboardText(board));
+        else
+            return fail(QStringLiteral("--format must be text or markdown"), 2);
+        return 0;
+    } catch (const db::Error& e) {
+        return fail(QString::fromUtf8(e.what()));
+    }
+}
+
+int suiteCommand(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("suite import DIR: import a suite folder (suite.json or KernelBench levelN/)."));
+    p.addOption(dbOption());
+    p.addOption({QStringLiteral("name"), QStringLiteral("Suite name (default: from the folder)."), QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("skip-invalid"), QStringLiteral("Import the usable tasks even when some files are not.")});
+    p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("import"));
+    p.addPositionalArgument(QStringLiteral("dir"), QStringLiteral("suite folder"));
+    int code = 0;
+    if (!parse(p, args, QStringLiteral("suite"), code))
+        return code;
+    const auto pos = p.positionalArguments();
+    if (pos.size() != 2 || pos[0] != QLatin1String("import"))
+        return fail(QStringLiteral("usage: kbstudio-cli suite import DIR [--db FILE]"), 2);
+    try {
+        const auto suite = engine::SuiteLoader::loadFolder(pos[1], p.value(QStringLiteral("name")));
+        if (!suite.problems.isEmpty()) {
+            for (const auto& problem : suite.problems)
+                QTextStream(stderr) << "problem: " << problem << '\n';
+            if (!p.isSet(QStringLiteral("skip-invalid")))
+                return fail(QStringLiteral("%1 task file(s) cannot be used; nothing was imported "
+                                           "(--skip-invalid imports the other %2)")
+                                .arg(suite.problems.size())
+                                .arg(suite.tasks.size()));
+        }
+        db::Database database(dbPath(p).toStdString());
+        const auto imported = engine::importSuite(database.connection(), suite);
+        out(QStringLiteral("imported suite '%1': %2 tasks\n").arg(suite.name).arg(imported.tasks));
+        return 0;
+    } catch (const engine::Error& e) {
+        return fail(e.message());
+    } catch (const db::Error& e) {
+        return fail(QString::fromUtf8(e.what()));
+    }
+}
+
+} // namespace kb::cli

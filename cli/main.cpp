@@ -1,0 +1,47 @@
+#include "clioptions.h"
+
+#include <QCoreApplication>
+#include <QTextStream>
+
+namespace {
+const char* kUsage = R"(Usage: kbstudio-cli <command> [options]
+
+Commands:
+  run      Create a run and evaluate it (or resume one with --resume ID)
+  status   Show the runs in a database and their progress
+  report   Print the leaderboard of a run (or of every run)
+  suite    Import a task suite: suite import DIR --db FILE
+
+Options common to all commands:
+  --db FILE   the database (created when missing)
+  --version   print the version
+  --help      this text; "kbstudio-cli <command> --help" for a command's options
+)";
+}
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("kbstudio-cli"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(KBSTUDIO_VERSION));
+    QStringList args = QCoreApplication::arguments();
+    args.removeFirst();
+    if (args.isEmpty() || args.first() == QLatin1String("--help") || args.first() == QLatin1String("-h")) {
+        QTextStream(stdout) << kUsage;
+        return args.isEmpty() ? 2 : 0;
+    }
+    if (args.first() == QLatin1String("--version")) {
+        QTextStream(stdout) << "kbstudio-cli " << KBSTUDIO_VERSION << '\n';
+        return 0;
+    }
+    const QString command = args.takeFirst();
+    if (command == QLatin1String("run"))
+        return kb::cli::runCommand(args);
+    if (command == QLatin1String("status"))
+        return kb::cli::statusCommand(args);
+    if (command == QLatin1String("report"))
+        return kb::cli::reportCommand(args);
+    if (command == QLatin1String("suite"))
+        return kb::cli::suiteCommand(args);
+    return kb::cli::fail(QStringLiteral("unknown command '%1'; see kbstudio-cli --help").arg(command), 2);
+}

@@ -1,0 +1,226 @@
+#pragma once
+// Plain rows as stored and read back by the repositories. No behaviour, no Qt.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kb::db {
+
+using Id = std::int64_t;
+
+struct ProviderRow {
+    Id id = 0;
+    std::string name;
+    std::string kind; // demo, replay, openai, anthropic
+    std::string baseUrl;
+    std::string settingsJson = "{}";
+};
+
+struct ModelRow {
+    Id id = 0;
+    Id providerId = 0;
+    std::string name;
+    std::string label;
+    std::optional<double> priceInPerMTok;
+    std::optional<double> priceOutPerMTok;
+    std::string settingsJson = "{}";
+    std::string providerName; // read-only join
+    std::string providerKind; // read-only join
+};
+
+struct SuiteRow {
+    Id id = 0;
+    std::string name;
+    std::string description;
+    std::string source;
+};
+
+struct TaskRow {
+    Id id = 0;
+    Id suiteId = 0;
+    std::string key;
+    std::string name;
+    int level = 1;
+    std::string source;
+    std::string sourceHash;
+    std::string metadataJson = "{}";
+};
+
+struct RunRow {
+    Id id = 0;
+    std::string name;
+    Id suiteId = 0;
+    std::string mode = "one-shot";
+    std::string settingsJson = "{}";
+    std::string status = "created";
+    std::string createdAt;
+    std::optional<std::string> startedAt;
+    std::optional<std::string> finishedAt;
+    std::string message;
+    std::string suiteName; // read-only join
+};
+
+struct AttemptRow {
+    Id id = 0;
+    Id runId = 0;
+    Id modelId = 0;
+    Id taskId = 0;
+    int sampleIndex = 0;
+    std::string mode = "one-shot";
+    std::string status = "queued";
+    std::string verdict = "pending";
+    std::string message;
+    bool suspicious = false;
+    std::string review = "none";
+    std::string reviewNote;
+    std::optional<double> speedupEager;
+    std::optional<double> speedupCompile;
+    std::optional<std::string> startedAt;
+    std::optional<std::string> finishedAt;
+    // read-only joins
+    std::string modelName;
+    std::string taskKey;
+    std::string taskName;
+    int level = 1;
+    std::int64_t inputTokens = 0;
+    std::int64_t outputTokens = 0;
+    int turns = 0;
+};
+
+struct TurnRow {
+    Id id = 0;
+    Id attemptId = 0;
+    int turnIndex = 0;
+    std::string prompt;
+    std::string response;
+    std::int64_t inputTokens = 0;
+    std::int64_t outputTokens = 0;
+    double latencyMs = 0;
+    std::string stopReason;
+};
+
+struct CandidateRow {
+    Id id = 0;
+    Id attemptId = 0;
+    int turnIndex = 0;
+    std::string code;
+    std::string codeHash;
+    std::string format = "kernelbench";
+};
+
+struct BuildRow {
+    Id id = 0;
+    Id candidateId = 0;
+    std::string status = "skipped"; // ok, cached, failed, skipped
+    double seconds = 0;
+    std::string cacheKey;
+    std::string log;
+    std::string errorsJson = "[]";
+};
+
+struct EnvironmentRow {
+    Id id = 0;
+    std::string fingerprint;
+    std::string device;
+    std::string deviceName;
+    std::string torch;
+    std::string python;
+    std::string cuda;
+    std::string driver;
+    std::string detailsJson = "{}";
+};
+
+struct TrialRow {
+    int index = 0;
+    bool passed = false;
+    std::optional<double> maxAbsError;
+    std::optional<double> maxRelError;
+    std::optional<double> mismatchFraction;
+    std::string message;
+};
+
+struct TimingSeriesRow {
+    Id id = 0;
+    std::string kind; // candidate, eager, compile
+    std::vector<double> samplesMs;
+    double medianMs = 0;
+    double meanMs = 0;
+    double stdMs = 0;
+    double minMs = 0;
+    double maxMs = 0;
+    std::optional<double> wallMs;
+};
+
+struct FindingRow {
+    std::string rule;
+    std::string severity; // reject, suspicious, info
+    std::string location;
+    std::string message;
+};
+
+struct BaselineRow {
+    Id id = 0;
+    std::string taskHash;
+    std::string device;
+    std::string torchVersion;
+    std::string settingsKey;
+    std::optional<double> eagerMedianMs;
+    std::optional<double> compileMedianMs;
+    std::string compileNote;
+    std::string measuredAt;
+};
+
+struct EvaluationRow {
+    Id id = 0;
+    Id attemptId = 0;
+    Id candidateId = 0;
+    std::string verdict;
+    std::string message;
+    bool correctnessPassed = false;
+    int trials = 0;
+    std::optional<double> maxAbsError;
+    std::optional<double> meanAbsError;
+    std::optional<double> maxRelError;
+    double harnessSeconds = 0;
+    std::string settingsJson = "{}";
+    std::string resultJson = "{}";
+    std::string createdAt;
+};
+
+// Everything one finished evaluation produces; stored in one transaction with the attempt's
+// final state so a crash can never leave half an evaluation behind.
+struct EvaluationRecord {
+    Id attemptId = 0;
+    CandidateRow candidate;
+    std::optional<BuildRow> build;
+    std::optional<EnvironmentRow> environment;
+    EvaluationRow evaluation;
+    std::vector<TrialRow> trials;
+    std::vector<TimingSeriesRow> timing;
+    std::optional<BaselineRow> baseline; // keyed by task hash, device, torch, settings
+    std::vector<FindingRow> findings;
+    // the attempt's final state
+    std::string attemptStatus = "done";
+    std::string attemptVerdict;
+    std::string attemptMessage;
+    bool suspicious = false;
+    std::optional<double> speedupEager;
+    std::optional<double> speedupCompile;
+};
+
+// Everything stored about one attempt, for detail views and exports.
+struct AttemptDetail {
+    AttemptRow attempt;
+    std::vector<TurnRow> turns;
+    std::optional<CandidateRow> candidate;
+    std::optional<BuildRow> build;
+    std::optional<EvaluationRow> evaluation;
+    std::vector<TrialRow> trials;
+    std::vector<TimingSeriesRow> timing;
+    std::vector<FindingRow> findings;
+    std::optional<EnvironmentRow> environment;
+};
+
+} // namespace kb::db

@@ -1,0 +1,236 @@
+#include "runrepository.h"
+
+namespace kb::db {
+namespace {
+
+constexpr const char* kRunSelect =
+    "SELECT r.id, r.name, r.suite_id, r.mode, r.settings_json, r.status, r.created_at, "
+    "r.started_at, r.finished_at, r.message, s.name FROM runs r JOIN suites s ON s.id = r.suite_id ";
+
+RunRow readRun(const Statement& q)
+{
+    RunRow r;
+    r.id = q.int64(0);
+    r.name = q.text(1);
+    r.suiteId = q.int64(2);
+    r.mode = q.text(3);
+    r.settingsJson = q.text(4);
+    r.status = q.text(5);
+    r.createdAt = q.text(6);
+    if (!q.isNull(7))
+        r.startedAt = q.text(7);
+    if (!q.isNull(8))
+        r.finishedAt = q.text(8);
+    r.message = q.text(9);
+    r.suiteName = q.text(10);
+    return r;
+}
+
+constexpr const char* kAttemptSelect =
+    "SELECT a.id, a.run_id, a.model_id, a.task_id, a.sample_index, a.mode, a.status, a.verdict, "
+    "a.message, a.suspicious, a.review, a.review_note, a.speedup_eager, a.speedup_compile, "
+    "a.started_at, a.finished_at, m.name, t.task_key, t.name, t.level, "
+    "(SELECT coalesce(sum(input_tokens),0) FROM turns WHERE attempt_id = a.id), "
+    "(SELECT coalesce(sum(output_tokens),0) FROM turns WHERE attempt_id = a.id), "
+    "(SELECT count(*) FROM turns WHERE attempt_id = a.id) "
+    "FROM attempts a JOIN models m ON m.id = a.model_id JOIN tasks t ON t.id = a.task_id ";
+
+AttemptRow readAttempt(const Statement& q)
+{
+    AttemptRow a;
+    a.id = q.int64(0);
+    a.runId = q.int64(1);
+    a.modelId = q.int64(2);
+    a.taskId = q.int64(3);
+    a.sampleIndex = q.int32(4);
+    a.mode = q.text(5);
+    a.status = q.text(6);
+    a.verdict = q.text(7);
+    a.message = q.text(8);
+    a.suspicious = q.int64(9) != 0;
+    a.review = q.text(10);
+    a.reviewNote = q.text(11);
+    a.speedupEager = q.optReal(12);
+    a.speedupCompile = q.optReal(13);
+    if (!q.isNull(14))
+        a.startedAt = q.text(14);
+    if (!q.isNull(15))
+        a.finishedAt = q.text(15);
+    a.modelName = q.text(16);
+    a.taskKey = q.text(17);
+    a.taskName = q.text(18);
+    a.level = q.int32(19);
+    a.inputTokens = q.int64(20);
+    a.outputTokens = q.int64(21);
+    a.turns = q.int32(22);
+    return a;
+}
+
+} // namespace
+
+Id RunRepository::createRun(const RunRow& run, const std::vector<Id>& modelIds,
+                            const std::vector<Id>& taskIds, int samplesPerTask)
+{
+    Transaction tx(m_conn);
+    Statement ins(m_conn, "INSERT INTO runs(name, suite_id, mode, settings_json, status) "
+                          "VALUES (?,?,?,?,'created')");
+    ins.bind(1, run.name).bind(2, run.suiteId).bind(3, run.mode).bind(4, run.settingsJson);
+    ins.exec();
+    const Id runId = m_conn.lastInsertId();
+    Statement rm(m_conn, "INSERT INTO run_models(run_id, model_id) VALUES (?,?)");
+    Statement at(m_conn, "INSERT INTO attempts(run_id, model_id, task_id, sample_index, mode) "
+                         "VALUES (?,?,?,?,?)");
+    for (Id model : modelIds) {
+        rm.bind(1, runId).bind(2, model).exec();
+        for (Id task : taskIds) {
+            for (int k = 0; k < samplesPerTask; ++k)
+                at.bind(1, runId).bind(2, model).bind(3, task).bind(4, k).bind(5, run.mode).exec();
+        }
+    }
+    tx.commit();
+    return runId;
+}
+
+std::vector<RunRow> RunRepository::runs()
+{
+    Statement q(m_conn, std::string(kRunSelect) + "ORDER BY r.id DESC");
+    std::vector<RunRow> out;
+    while (q.step())
+        out.push_back(readRun(q));
+    return out;
+}
+
+std::optional<RunRow> RunRepository::run(Id runId)
+{
+    Statement q(m_conn, std::string(kRunSelect) + "WHERE r.id = ?");
+    q.bind(1, runId);
+    if (!q.step())
+        return std::nullopt;
+    return readRun(q);
+}
+
+void RunRepository::setRunStatus(Id runId, const std::string& status, const std::string& message)
+{
+    Statement q(m_conn,
+                "UPDATE runs SET status = ?1, message = ?2, "
+                "started_at = CASE WHEN ?1 = 'running' AND started_at IS NULL "
+                "  THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE started_at END, "
+                "finished_at = CASE WHEN ?1 IN ('finished','failed','cancelled') "
+                "  THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE NULL END "
+                "WHERE id = ?3");
+    q.bind(1, status).bind(2, message).bind(3, runId).exec();
+    if (m_conn.changes() != 1)
+        throw Error("no run with id " + std::to_string(runId));
+}
+
+std::vector<AttemptRow> RunRepository::attempts(Id runId)
+{
+    Statement q(m_conn, std::string(kAttemptSelect)
+                            + "WHERE ?1 = 0 OR a.run_id = ?1 "
+                              "ORDER BY a.run_id, t.level, t.task_key, m.name, a.sample_index");
+    q.bind(1, runId);
+    std::vector<AttemptRow> out;
+    while (q.step())
+        out.push_back(readAttempt(q));
+    return out;
+}
+
+std::optional<AttemptRow> RunRepository::attempt(Id attemptId)
+{
+    Statement q(m_conn, std::string(kAttemptSelect) + "WHERE a.id = ?");
+    q.bind(1, attemptId);
+    if (!q.step())
+        return std::nullopt;
+    return readAttempt(q);
+}
+
+std::vector<Id> RunRepository::queuedAttemptIds(Id runId)
+{
+    Statement q(m_conn, "SELECT a.id FROM attempts a JOIN tasks t ON t.id = a.task_id "
+                        "WHERE a.run_id = ? AND a.status = 'queued' "
+                        "ORDER BY t.level, t.task_key, a.model_id, a.sample_index");
+    q.bind(1, runId);
+    std::vector<Id> out;
+    while (q.step())
+        out.push_back(q.int64(0));
+    return out;
+}
+
+std::map<std::string, int> RunRepository::statusCounts(Id runId)
+{
+    Statement q(m_conn, "SELECT status, count(*) FROM attempts WHERE run_id = ? GROUP BY status");
+    q.bind(1, runId);
+    std::map<std::string, int> out;
+    while (q.step())
+        out[q.text(0)] = q.int32(1);
+    return out;
+}
+
+int RunRepository::requeueInterrupted(Id runId)
+{
+    Transaction tx(m_conn);
+    constexpr const char* kInterrupted =
+        "SELECT id FROM attempts WHERE run_id = ?1 AND status IN ('generating','building','evaluating')";
+    for (const char* table : {"evaluations", "candidates", "turns", "findings"}) {
+        Statement del(m_conn, std::string("DELETE FROM ") + table + " WHERE attempt_id IN ("
+                                  + kInterrupted + ")");
+        del.bind(1, runId).exec();
+    }
+    Statement q(m_conn, "UPDATE attempts SET status = 'queued', verdict = 'pending', message = '', "
+                        "started_at = NULL WHERE run_id = ?1 AND status IN "
+                        "('generating','building','evaluating')");
+    q.bind(1, runId).exec();
+    const int n = m_conn.changes();
+    tx.commit();
+    return n;
+}
+
+void RunRepository::setAttemptStatus(Id attemptId, const std::string& status)
+{
+    Statement q(m_conn, "UPDATE attempts SET status = ?1, started_at = CASE WHEN started_at IS NULL "
+                        "AND ?1 <> 'queued' THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') "
+                        "ELSE started_at END WHERE id = ?2");
+    q.bind(1, status).bind(2, attemptId).exec();
+}
+
+void RunRepository::finishAttempt(Id attemptId, const std::string& status,
+                                  const std::string& verdict, const std::string& message)
+{
+    Statement q(m_conn, "UPDATE attempts SET status = ?, verdict = ?, message = ?, "
+                        "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?");
+    q.bind(1, status).bind(2, verdict).bind(3, message).bind(4, attemptId).exec();
+}
+
+void RunRepository::setReview(Id attemptId, const std::string& review, const std::string& note)
+{
+    Statement q(m_conn, "UPDATE attempts SET review = ?, review_note = ? WHERE id = ?");
+    q.bind(1, review).bind(2, note).bind(3, attemptId).exec();
+    if (m_conn.changes() != 1)
+        throw Error("no attempt with id " + std::to_string(attemptId));
+}
+
+Id RunRepository::addTurn(const TurnRow& t)
+{
+    Statement q(m_conn, "INSERT INTO turns(attempt_id, turn_index, prompt, response, input_tokens, "
+                        "output_tokens, latency_ms, stop_reason) VALUES (?,?,?,?,?,?,?,?)");
+    q.bind(1, t.attemptId).bind(2, t.turnIndex).bind(3, t.prompt).bind(4, t.response);
+    q.bind(5, t.inputTokens).bind(6, t.outputTokens).bind(7, t.latencyMs).bind(8, t.stopReason);
+    q.exec();
+    return m_conn.lastInsertId();
+}
+
+std::vector<TurnRow> RunRepository::turns(Id attemptId)
+{
+    Statement q(m_conn, "SELECT id, attempt_id, turn_index, prompt, response, input_tokens, "
+                        "output_tokens, latency_ms, stop_reason FROM turns WHERE attempt_id = ? "
+                        "ORDER BY turn_index");
+    q.bind(1, attemptId);
+    std::vector<TurnRow> out;
+    while (q.step()) {
+        out.push_back({q.int64(0), q.int64(1), q.int32(2), q.text(3), q.text(4), q.int64(5),
+                       q.int64(6), q.real(7), q.text(8)});
+    }
+    return out;
+}
+
+} // namespace kb::db

@@ -1,0 +1,250 @@
+#include "schema.h"
+
+#include <string>
+#include <vector>
+
+namespace kb::db {
+namespace {
+
+// Migration N is kMigrations[N - 1]. Never edit a released migration; append a new one.
+const std::vector<const char*> kMigrations = {
+    // 1: the initial schema.
+    R"SQL(
+CREATE TABLE providers (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL UNIQUE,
+    kind          TEXT NOT NULL,                 -- demo, replay, openai, anthropic
+    base_url      TEXT NOT NULL DEFAULT '',
+    settings_json TEXT NOT NULL DEFAULT '{}',    -- never holds an API key
+    created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+);
+CREATE TABLE models (
+    id                  INTEGER PRIMARY KEY,
+    provider_id         INTEGER NOT NULL REFERENCES providers(id) ON DELETE CASCADE,
+    name                TEXT NOT NULL,
+    label               TEXT NOT NULL DEFAULT '',
+    price_in_per_mtok   REAL,
+    price_out_per_mtok  REAL,
+    settings_json       TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (provider_id, name)
+);
+CREATE TABLE suites (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    description TEXT NOT NULL DEFAULT '',
+    source      TEXT NOT NULL DEFAULT '',        -- where it was imported from
+    imported_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+);
+CREATE TABLE tasks (
+    id            INTEGER PRIMARY KEY,
+    suite_id      INTEGER NOT NULL REFERENCES suites(id) ON DELETE CASCADE,
+    task_key      TEXT NOT NULL,                 -- stable id inside the suite
+    name          TEXT NOT NULL,
+    level         INTEGER NOT NULL CHECK (level BETWEEN 1 AND 4),
+    source        TEXT NOT NULL,
+    source_hash   TEXT NOT NULL,                 -- sha256 of source
+    metadata_json TEXT NOT NULL DEFAULT '{}',    -- ops, validation flags, ...
+    UNIQUE (suite_id, task_key)
+);
+CREATE INDEX tasks_hash ON tasks(source_hash);
+CREATE TABLE environments (
+    id           INTEGER PRIMARY KEY,
+    fingerprint  TEXT NOT NULL UNIQUE,           -- sha256 of details_json
+    device       TEXT NOT NULL,                  -- cpu, cuda
+    device_name  TEXT NOT NULL DEFAULT '',
+    torch        TEXT NOT NULL DEFAULT '',
+    python       TEXT NOT NULL DEFAULT '',
+    cuda         TEXT NOT NULL DEFAULT '',
+    driver       TEXT NOT NULL DEFAULT '',
+    details_json TEXT NOT NULL DEFAULT '{}',
+    captured_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+);
+CREATE TABLE runs (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL DEFAULT '',
+    suite_id      INTEGER NOT NULL REFERENCES suites(id),
+    mode          TEXT NOT NULL DEFAULT 'one-shot',
+    settings_json TEXT NOT NULL DEFAULT '{}',
+    status        TEXT NOT NULL DEFAULT 'created'
+                  CHECK (status IN ('created','running','paused','finished','failed','cancelled')),
+    created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+    started_at    TEXT,
+    finished_at   TEXT,
+    message       TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE run_models (
+    run_id   INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    model_id INTEGER NOT NULL REFERENCES models(id),
+    PRIMARY KEY (run_id, model_id)
+);
+CREATE TABLE attempts (
+    id              INTEGER PRIMARY KEY,
+    run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    model_id        INTEGER NOT NULL REFERENCES models(id),
+    task_id         INTEGER NOT NULL REFERENCES tasks(id),
+    sample_index    INTEGER NOT NULL DEFAULT 0,
+    mode            TEXT NOT NULL DEFAULT 'one-shot',
+    status          TEXT NOT NULL DEFAULT 'queued'
+                    CHECK (status IN ('queued','generating','building','evaluating','done','failed','cancelled')),
+    verdict         TEXT NOT NULL DEFAULT 'pending'
+                    CHECK (verdict IN ('pending','correct','incorrect','build_error','runtime_error',
+                                       'timeout','rejected','invalid_candidate','no_candidate','harness_error')),
+    message         TEXT NOT NULL DEFAULT '',
+    suspicious      INTEGER NOT NULL DEFAULT 0,
+    review          TEXT NOT NULL DEFAULT 'none' CHECK (review IN ('none','accepted','rejected')),
+    review_note     TEXT NOT NULL DEFAULT '',
+    speedup_eager   REAL,
+    speedup_compile REAL,
+    started_at      TEXT,
+    finished_at     TEXT,
+    UNIQUE (run_id, model_id, task_id, sample_index)
+);
+CREATE INDEX attempts_run ON attempts(run_id, status);
+CREATE TABLE turns (
+    id            INTEGER PRIMARY KEY,
+    attempt_id    INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
+    turn_index    INTEGER NOT NULL,
+    prompt        TEXT NOT NULL DEFAULT '',
+    response      TEXT NOT NULL DEFAULT '',
+    input_tokens  INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    latency_ms    REAL NOT NULL DEFAULT 0,
+    stop_reason   TEXT NOT NULL DEFAULT '',
+    created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+    UNIQUE (attempt_id, turn_index)
+);
+CREATE TABLE candidates (
+    id         INTEGER PRIMARY KEY,
+    attempt_id INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
+    turn_index INTEGER NOT NULL DEFAULT 0,
+    code       TEXT NOT NULL,
+    code_hash  TEXT NOT NULL,
+    format     TEXT NOT NULL DEFAULT 'kernelbench'
+);
+CREATE INDEX candidates_attempt ON candidates(attempt_id);
+CREATE TABLE builds (
+    id           INTEGER PRIMARY KEY,
+    candidate_id INTEGER NOT NULL REFERENCES candidates(id) ON DELETE CASCADE,
+    status       TEXT NOT NULL CHECK (status IN ('ok','cached','failed','skipped')),
+    seconds      REAL NOT NULL DEFAULT 0,
+    cache_key    TEXT NOT NULL DEFAULT '',
+    log          TEXT NOT NULL DEFAULT '',
+    errors_json  TEXT NOT NULL DEFAULT '[]'
+);
+CREATE TABLE evaluations (
+    id                 INTEGER PRIMARY KEY,
+    attempt_id         INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
+    candidate_id       INTEGER NOT NULL REFERENCES candidates(id) ON DELETE CASCADE,
+    environment_id     INTEGER REFERENCES environments(id),
+    baseline_id        INTEGER REFERENCES baselines(id),
+    verdict            TEXT NOT NULL,
+    message            TEXT NOT NULL DEFAULT '',
+    correctness_passed INTEGER NOT NULL DEFAULT 0,
+    trials             INTEGER NOT NULL DEFAULT 0,
+    max_abs_error      REAL,
+    mean_abs_error     REAL,                     -- mean over trials of each trial's max abs error
+    max_rel_error      REAL,
+    harness_seconds    REAL NOT NULL DEFAULT 0,
+    settings_json      TEXT NOT NULL DEFAULT '{}',
+    result_json        TEXT NOT NULL DEFAULT '{}', -- the harness's whole result document
+    created_at         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+);
+CREATE INDEX evaluations_attempt ON evaluations(attempt_id);
+CREATE TABLE correctness_trials (
+    evaluation_id     INTEGER NOT NULL REFERENCES evaluations(id) ON DELETE CASCADE,
+    trial_index       INTEGER NOT NULL,
+    passed            INTEGER NOT NULL,
+    max_abs_error     REAL,
+    max_rel_error     REAL,
+    mismatch_fraction REAL,
+    message           TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (evaluation_id, trial_index)
+) WITHOUT ROWID;
+CREATE TABLE timing_series (
+    id            INTEGER PRIMARY KEY,
+    evaluation_id INTEGER REFERENCES evaluations(id) ON DELETE CASCADE,
+    kind          TEXT NOT NULL CHECK (kind IN ('candidate','eager','compile')),
+    samples       INTEGER NOT NULL,
+    median_ms     REAL NOT NULL,
+    mean_ms       REAL NOT NULL,
+    std_ms        REAL NOT NULL,
+    min_ms        REAL NOT NULL,
+    max_ms        REAL NOT NULL,
+    wall_ms       REAL                           -- the trusted parent's wall clock of the loop
+);
+CREATE INDEX timing_series_eval ON timing_series(evaluation_id);
+CREATE TABLE timing_samples (
+    series_id    INTEGER NOT NULL REFERENCES timing_series(id) ON DELETE CASCADE,
+    sample_index INTEGER NOT NULL,
+    ms           REAL NOT NULL,
+    PRIMARY KEY (series_id, sample_index)
+) WITHOUT ROWID;
+CREATE TABLE baselines (
+    id                INTEGER PRIMARY KEY,
+    task_hash         TEXT NOT NULL,
+    device            TEXT NOT NULL,             -- device name, e.g. "NVIDIA H200" or the CPU model
+    torch_version     TEXT NOT NULL,
+    settings_key      TEXT NOT NULL,             -- precision settings that change the numbers
+    environment_id    INTEGER REFERENCES environments(id),
+    eager_series_id   INTEGER REFERENCES timing_series(id) ON DELETE SET NULL,
+    compile_series_id INTEGER REFERENCES timing_series(id) ON DELETE SET NULL,
+    eager_median_ms   REAL,
+    compile_median_ms REAL,
+    compile_note      TEXT NOT NULL DEFAULT '',  -- why compile is unavailable, when it is
+    measured_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+    UNIQUE (task_hash, device, torch_version, settings_key)
+);
+CREATE TABLE findings (
+    id            INTEGER PRIMARY KEY,
+    attempt_id    INTEGER NOT NULL REFERENCES attempts(id) ON DELETE CASCADE,
+    evaluation_id INTEGER REFERENCES evaluations(id) ON DELETE CASCADE,
+    rule          TEXT NOT NULL,
+    severity      TEXT NOT NULL CHECK (severity IN ('reject','suspicious','info')),
+    location      TEXT NOT NULL DEFAULT '',
+    message       TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX findings_attempt ON findings(attempt_id);
+)SQL",
+};
+
+} // namespace
+
+int currentSchemaVersion()
+{
+    return static_cast<int>(kMigrations.size());
+}
+
+int storedSchemaVersion(Connection& conn)
+{
+    Statement hasTable(conn, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND "
+                             "name='schema_version'");
+    hasTable.step();
+    if (hasTable.int64(0) == 0)
+        return 0;
+    Statement q(conn, "SELECT coalesce(max(version), 0) FROM schema_version");
+    q.step();
+    return q.int32(0);
+}
+
+void migrate(Connection& conn)
+{
+    conn.exec("CREATE TABLE IF NOT EXISTS schema_version ("
+              " version INTEGER PRIMARY KEY,"
+              " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))");
+    const int stored = storedSchemaVersion(conn);
+    if (stored > currentSchemaVersion()) {
+        throw SchemaTooNewError("database '" + conn.path() + "' has schema version "
+                                + std::to_string(stored) + ", newer than this program's "
+                                + std::to_string(currentSchemaVersion())
+                                + "; open it with a newer KernelBench Studio (it was not changed)");
+    }
+    for (int v = stored + 1; v <= currentSchemaVersion(); ++v) {
+        Transaction tx(conn);
+        conn.exec(kMigrations[static_cast<size_t>(v - 1)]);
+        Statement ins(conn, "INSERT INTO schema_version(version) VALUES (?)");
+        ins.bind(1, v).exec();
+        tx.commit();
+    }
+}
+
+} // namespace kb::db

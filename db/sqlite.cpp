@@ -1,0 +1,210 @@
+#include "sqlite.h"
+
+#include <sqlite3.h>
+
+#include <atomic>
+
+namespace kb::db {
+
+Connection::Connection(const std::string& path, Mode mode)
+    : m_path(path)
+{
+    const int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
+                                             : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    const int rc = sqlite3_open_v2(path.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        std::string msg = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        throw Error("cannot open database '" + path + "': " + msg);
+    }
+    sqlite3_extended_result_codes(m_db, 1);
+    sqlite3_busy_timeout(m_db, 10000);
+    // A file that is not a database only shows itself on the first read.
+    try {
+        exec("PRAGMA foreign_keys = ON");
+        if (mode == Mode::ReadWrite && path != ":memory:") {
+            exec("PRAGMA journal_mode = WAL");
+            exec("PRAGMA synchronous = NORMAL");
+        }
+        exec("SELECT count(*) FROM sqlite_schema");
+    } catch (const Error& e) {
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        throw Error("cannot use '" + path + "' as a KernelBench Studio database: " + e.what());
+    }
+}
+
+Connection::~Connection()
+{
+    sqlite3_close_v2(m_db);
+}
+
+void Connection::raise(std::string_view what) const
+{
+    throw Error(std::string(what) + ": " + sqlite3_errmsg(m_db));
+}
+
+void Connection::exec(std::string_view sql)
+{
+    char* err = nullptr;
+    const std::string s(sql);
+    if (sqlite3_exec(m_db, s.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string msg = err ? err : "unknown error";
+        sqlite3_free(err);
+        throw Error(msg + " (in: " + s.substr(0, 120) + ")");
+    }
+}
+
+std::int64_t Connection::lastInsertId() const
+{
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+int Connection::changes() const
+{
+    return sqlite3_changes(m_db);
+}
+
+Statement::Statement(Connection& conn, std::string_view sql)
+    : m_conn(&conn)
+{
+    if (sqlite3_prepare_v2(conn.handle(), sql.data(), static_cast<int>(sql.size()), &m_stmt,
+                           nullptr)
+        != SQLITE_OK) {
+        conn.raise("cannot prepare '" + std::string(sql.substr(0, 120)) + "'");
+    }
+}
+
+Statement::Statement(Statement&& other) noexcept
+    : m_conn(other.m_conn)
+    , m_stmt(other.m_stmt)
+{
+    other.m_stmt = nullptr;
+}
+
+Statement::~Statement()
+{
+    sqlite3_finalize(m_stmt);
+}
+
+Statement& Statement::bind(int index, std::int64_t value)
+{
+    if (sqlite3_bind_int64(m_stmt, index, value) != SQLITE_OK)
+        m_conn->raise("bind failed");
+    return *this;
+}
+
+Statement& Statement::bind(int index, double value)
+{
+    if (sqlite3_bind_double(m_stmt, index, value) != SQLITE_OK)
+        m_conn->raise("bind failed");
+    return *this;
+}
+
+Statement& Statement::bind(int index, std::string_view value)
+{
+    if (sqlite3_bind_text64(m_stmt, index, value.data(), value.size(), SQLITE_TRANSIENT,
+                            SQLITE_UTF8)
+        != SQLITE_OK)
+        m_conn->raise("bind failed");
+    return *this;
+}
+
+Statement& Statement::bindNull(int index)
+{
+    if (sqlite3_bind_null(m_stmt, index) != SQLITE_OK)
+        m_conn->raise("bind failed");
+    return *this;
+}
+
+bool Statement::step()
+{
+    const int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW)
+        return true;
+    if (rc == SQLITE_DONE)
+        return false;
+    m_conn->raise("statement failed '" + std::string(sqlite3_sql(m_stmt)).substr(0, 120) + "'");
+}
+
+void Statement::exec()
+{
+    while (step()) {
+    }
+    reset();
+}
+
+void Statement::reset()
+{
+    sqlite3_reset(m_stmt);
+    sqlite3_clear_bindings(m_stmt);
+}
+
+bool Statement::isNull(int col) const
+{
+    return sqlite3_column_type(m_stmt, col) == SQLITE_NULL;
+}
+
+std::int64_t Statement::int64(int col) const
+{
+    return sqlite3_column_int64(m_stmt, col);
+}
+
+double Statement::real(int col) const
+{
+    return sqlite3_column_double(m_stmt, col);
+}
+
+std::string Statement::text(int col) const
+{
+    const auto* p = sqlite3_column_text(m_stmt, col);
+    if (!p)
+        return {};
+    return {reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(m_stmt, col))};
+}
+
+std::optional<double> Statement::optReal(int col) const
+{
+    if (isNull(col))
+        return std::nullopt;
+    return real(col);
+}
+
+std::optional<std::int64_t> Statement::optInt64(int col) const
+{
+    if (isNull(col))
+        return std::nullopt;
+    return int64(col);
+}
+
+namespace {
+std::atomic<int> g_savepointCounter{0};
+}
+
+Transaction::Transaction(Connection& conn)
+    : m_conn(conn)
+    , m_name("kb_sp_" + std::to_string(++g_savepointCounter))
+{
+    m_conn.exec("SAVEPOINT " + m_name);
+}
+
+Transaction::~Transaction()
+{
+    if (m_done)
+        return;
+    try {
+        m_conn.exec("ROLLBACK TO " + m_name);
+        m_conn.exec("RELEASE " + m_name);
+    } catch (...) {
+        // Destructors must not throw; SQLite rolls back an unfinished transaction on close.
+    }
+}
+
+void Transaction::commit()
+{
+    m_conn.exec("RELEASE " + m_name);
+    m_done = true;
+}
+
+} // namespace kb::db

@@ -1,0 +1,32 @@
+#pragma once
+// Turns stored attempts into the flat outcome records every metric is computed from.
+
+#include "metrics/leaderboard.h"
+
+#include "db/records.h"
+
+#include <map>
+#include <vector>
+
+namespace kb::db {
+class Connection;
+}
+
+namespace kb::engine {
+
+// The metrics verdict of a stored attempt verdict ("correct", "build_error", ...).
+metrics::Verdict toMetricsVerdict(const std::string& storedVerdict);
+metrics::AttemptOutcome toOutcome(const db::AttemptRow& attempt);
+
+struct OutcomeSet {
+    std::vector<metrics::AttemptOutcome> outcomes;
+    std::map<int, int> tasksPerLevel; // tasks in the run(s), per level
+};
+
+// All attempts of a run (every run when runId is 0).
+OutcomeSet loadOutcomes(db::Connection& conn, db::Id runId);
+
+// The leaderboard of a run (every run when runId is 0), with the run's task counts.
+metrics::Leaderboard leaderboardFor(db::Connection& conn, db::Id runId);
+
+} // namespace kb::engine

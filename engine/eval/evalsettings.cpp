@@ -1,0 +1,59 @@
+#include "evalsettings.h"
+
+namespace kb::engine {
+
+QJsonObject EvalSettings::toJson() const
+{
+    return QJsonObject{
+        {QStringLiteral("device"), device},
+        {QStringLiteral("correctness_trials"), correctnessTrials},
+        {QStringLiteral("timing_trials"), timingTrials},
+        {QStringLiteral("warmup"), warmup},
+        {QStringLiteral("max_timing_seconds"), maxTimingSeconds},
+        {QStringLiteral("precision"), precision},
+        {QStringLiteral("atol"), atol},
+        {QStringLiteral("rtol"), rtol},
+        {QStringLiteral("allow_tf32"), allowTf32},
+        {QStringLiteral("compile_baseline"), compileBaseline},
+        {QStringLiteral("compile_mode"), compileMode},
+        {QStringLiteral("allow_torch_ops"), allowTorchOps},
+        {QStringLiteral("timeout_s"), timeoutSeconds},
+        {QStringLiteral("excessive_speedup"), excessiveSpeedup},
+        {QStringLiteral("build_jobs"), buildJobs},
+        // As a string: JSON numbers lose 64-bit integers.
+        {QStringLiteral("seed"), QString::number(seed)},
+    };
+}
+
+EvalSettings EvalSettings::fromJson(const QJsonObject& o)
+{
+    EvalSettings s;
+    s.device = o.value(QStringLiteral("device")).toString(s.device);
+    s.correctnessTrials = o.value(QStringLiteral("correctness_trials")).toInt(s.correctnessTrials);
+    s.timingTrials = o.value(QStringLiteral("timing_trials")).toInt(s.timingTrials);
+    s.warmup = o.value(QStringLiteral("warmup")).toInt(s.warmup);
+    s.maxTimingSeconds = o.value(QStringLiteral("max_timing_seconds")).toDouble(s.maxTimingSeconds);
+    s.precision = o.value(QStringLiteral("precision")).toString(s.precision);
+    s.atol = o.value(QStringLiteral("atol")).toDouble(s.atol);
+    s.rtol = o.value(QStringLiteral("rtol")).toDouble(s.rtol);
+    s.allowTf32 = o.value(QStringLiteral("allow_tf32")).toBool(s.allowTf32);
+    s.compileBaseline = o.value(QStringLiteral("compile_baseline")).toBool(s.compileBaseline);
+    s.compileMode = o.value(QStringLiteral("compile_mode")).toString(s.compileMode);
+    s.allowTorchOps = o.value(QStringLiteral("allow_torch_ops")).toBool(s.allowTorchOps);
+    s.timeoutSeconds = o.value(QStringLiteral("timeout_s")).toDouble(s.timeoutSeconds);
+    s.excessiveSpeedup = o.value(QStringLiteral("excessive_speedup")).toDouble(s.excessiveSpeedup);
+    s.buildJobs = o.value(QStringLiteral("build_jobs")).toInt(s.buildJobs);
+    s.seed = o.value(QStringLiteral("seed")).toString().toULongLong();
+    return s;
+}
+
+QString EvalSettings::baselineKey() const
+{
+    return QStringLiteral("%1;%2;tf32=%3;warmup=%4;trials=%5")
+        .arg(device, precision)
+        .arg(allowTf32 ? 1 : 0)
+        .arg(warmup)
+        .arg(timingTrials);
+}
+
+} // namespace kb::engine

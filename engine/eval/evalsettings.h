@@ -1,0 +1,33 @@
+#pragma once
+// The evaluation settings of a run. They are stored with the run and every number it produces.
+
+#include <QJsonObject>
+#include <QString>
+
+namespace kb::engine {
+
+struct EvalSettings {
+    QString device = QStringLiteral("cpu"); // cpu or cuda
+    int correctnessTrials = 5;
+    int timingTrials = 30;
+    int warmup = 3;
+    double maxTimingSeconds = 10;
+    QString precision = QStringLiteral("fp32");
+    double atol = 1e-4;
+    double rtol = 1e-4;
+    bool allowTf32 = false;
+    bool compileBaseline = false;
+    QString compileMode = QStringLiteral("default");
+    bool allowTorchOps = false;
+    double timeoutSeconds = 300;           // whole harness process, build included
+    double excessiveSpeedup = 10.0;        // above this vs eager an attempt is suspicious
+    int buildJobs = 2;                     // parallel builds
+    quint64 seed = 0;                      // secret per-run seed; 0 = draw one at run creation
+
+    QJsonObject toJson() const;
+    static EvalSettings fromJson(const QJsonObject& o);
+    // The part of the settings that changes baseline numbers (cache key of baselines).
+    QString baselineKey() const;
+};
+
+} // namespace kb::engine

@@ -1,0 +1,264 @@
+#include "resultparser.h"
+
+#include "core/hashing.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace kb::engine {
+namespace {
+
+const QStringList kVerdicts = {QStringLiteral("correct"),       QStringLiteral("incorrect"),
+                               QStringLiteral("build_error"),   QStringLiteral("runtime_error"),
+                               QStringLiteral("timeout"),       QStringLiteral("rejected"),
+                               QStringLiteral("invalid_candidate")};
+
+std::optional<double> optNumber(const QJsonObject& o, const QString& key)
+{
+    const auto v = o.value(key);
+    if (!v.isDouble())
+        return std::nullopt;
+    return v.toDouble();
+}
+
+std::string compact(const QJsonValue& v)
+{
+    if (v.isArray())
+        return QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact).toStdString();
+    if (v.isObject())
+        return QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact).toStdString();
+    return "[]";
+}
+
+// Returns an empty optional and sets error when the series is malformed.
+std::optional<db::TimingSeriesRow> readSeries(const QJsonObject& o, const QString& kind, QString& error)
+{
+    const auto samples = o.value(QStringLiteral("samples_ms")).toArray();
+    if (samples.isEmpty()) {
+        error = QStringLiteral("timing '%1' has no samples").arg(kind);
+        return std::nullopt;
+    }
+    db::TimingSeriesRow s;
+    s.kind = kind.toStdString();
+    for (const auto& v : samples) {
+        const double ms = v.toDouble(-1);
+        if (!v.isDouble() || !std::isfinite(ms) || ms <= 0) {
+            error = QStringLiteral("timing '%1' has a sample that is not a positive number").arg(kind);
+            return std::nullopt;
+        }
+        s.samplesMs.push_back(ms);
+    }
+    const auto stats = computeStats(s.samplesMs);
+    s.medianMs = stats.median;
+    s.meanMs = stats.mean;
+    s.stdMs = stats.std;
+    s.minMs = stats.min;
+    s.maxMs = stats.max;
+    s.wallMs = optNumber(o, QStringLiteral("wall_ms"));
+    return s;
+}
+
+} // namespace
+
+TimingStats computeStats(const std::vector<double>& samples)
+{
+    TimingStats st;
+    if (samples.empty())
+        return st;
+    std::vector<double> v = samples;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    st.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    st.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(n);
+    double ss = 0;
+    for (double x : v)
+        ss += (x - st.mean) * (x - st.mean);
+    st.std = n > 1 ? std::sqrt(ss / static_cast<double>(n - 1)) : 0;
+    st.min = v.front();
+    st.max = v.back();
+    return st;
+}
+
+ParsedResult parseHarnessResult(const QByteArray& json, const EvalSettings& settings,
+                                const QString& taskHash)
+{
+    ParsedResult out;
+    QJsonParseError perr{};
+    const auto doc = QJsonDocument::fromJson(json, &perr);
+    if (perr.error != QJsonParseError::NoError || !doc.isObject()) {
+        out.error = QStringLiteral("the harness result is not a JSON object (%1)").arg(perr.errorString());
+        return out;
+    }
+    const QJsonObject root = doc.object();
+    if (root.value(QStringLiteral("schema")).toString() != QLatin1String(kResultSchema)) {
+        out.error = QStringLiteral("the harness result has schema '%1', expected '%2'")
+                        .arg(root.value(QStringLiteral("schema")).toString(), QLatin1String(kResultSchema));
+        return out;
+    }
+    const QString verdict = root.value(QStringLiteral("verdict")).toString();
+    if (!kVerdicts.contains(verdict)) {
+        out.error = QStringLiteral("the harness result has an unknown verdict '%1'").arg(verdict);
+        return out;
+    }
+
+    auto& rec = out.record;
+    rec.evaluation.verdict = verdict.toStdString();
+    rec.evaluation.message = root.value(QStringLiteral("message")).toString().toStdString();
+    rec.evaluation.harnessSeconds = root.value(QStringLiteral("harness_seconds")).toDouble();
+    rec.evaluation.settingsJson = QJsonDocument(settings.toJson()).toJson(QJsonDocument::Compact).toStdString();
+    rec.evaluation.resultJson = QJsonDocument(root).toJson(QJsonDocument::Compact).toStdString();
+
+    for (const auto& v : root.value(QStringLiteral("static_findings")).toArray()) {
+        const auto f = v.toObject();
+        db::FindingRow row;
+        row.rule = f.value(QStringLiteral("rule")).toString().toStdString();
+        row.severity = f.value(QStringLiteral("severity")).toString().toStdString();
+        if (row.severity != "reject" && row.severity != "suspicious" && row.severity != "info")
+            row.severity = "info";
+        const int line = f.value(QStringLiteral("line")).toInt(0);
+        row.location = line > 0 ? "line " + std::to_string(line) : std::string();
+        row.message = f.value(QStringLiteral("message")).toString().toStdString();
+        rec.findings.push_back(std::move(row));
+    }
+
+    const auto build = root.value(QStringLiteral("build")).toObject();
+    if (!build.isEmpty()) {
+        db::BuildRow b;
+        b.status = build.value(QStringLiteral("status")).toString(QStringLiteral("skipped")).toStdString();
+        if (b.status != "ok" && b.status != "cached" && b.status != "failed" && b.status != "skipped")
+            b.status = "failed";
+        b.seconds = build.value(QStringLiteral("seconds")).toDouble();
+        b.cacheKey = build.value(QStringLiteral("cache_key")).toString().toStdString();
+        b.log = build.value(QStringLiteral("log")).toString().toStdString();
+        b.errorsJson = compact(build.value(QStringLiteral("errors")));
+        rec.build = b;
+    }
+
+    const auto correctness = root.value(QStringLiteral("correctness")).toObject();
+    std::vector<double> maxAbs;
+    for (const auto& v : correctness.value(QStringLiteral("trials")).toArray()) {
+        const auto t = v.toObject();
+        db::TrialRow trial;
+        trial.index = t.value(QStringLiteral("index")).toInt(static_cast<int>(rec.trials.size()));
+        trial.passed = t.value(QStringLiteral("passed")).toBool();
+        trial.maxAbsError = optNumber(t, QStringLiteral("max_abs_error"));
+        trial.maxRelError = optNumber(t, QStringLiteral("max_rel_error"));
+        trial.mismatchFraction = optNumber(t, QStringLiteral("mismatch_fraction"));
+        trial.message = t.value(QStringLiteral("message")).toString().toStdString();
+        if (trial.maxAbsError)
+            maxAbs.push_back(*trial.maxAbsError);
+        if (trial.maxRelError)
+            rec.evaluation.maxRelError = std::max(rec.evaluation.maxRelError.value_or(0), *trial.maxRelError);
+        rec.trials.push_back(std::move(trial));
+    }
+    const bool allPassed = !rec.trials.empty()
+                           && std::all_of(rec.trials.begin(), rec.trials.end(),
+                                          [](const db::TrialRow& t) { return t.passed; });
+    rec.evaluation.correctnessPassed = allPassed;
+    if (!maxAbs.empty()) {
+        rec.evaluation.maxAbsError = *std::max_element(maxAbs.begin(), maxAbs.end());
+        rec.evaluation.meanAbsError = std::accumulate(maxAbs.begin(), maxAbs.end(), 0.0)
+                                      / static_cast<double>(maxAbs.size());
+    }
+
+    const auto env = root.value(QStringLiteral("environment")).toObject();
+    out.device = env.value(QStringLiteral("device")).toString(settings.device);
+    out.deviceName = env.value(QStringLiteral("device_name")).toString();
+    out.torchVersion = env.value(QStringLiteral("torch")).toString();
+    if (!env.isEmpty()) {
+        db::EnvironmentRow e;
+        const QByteArray details = QJsonDocument(env).toJson(QJsonDocument::Compact);
+        e.fingerprint = sha256Hex(details).toStdString();
+        e.device = out.device.toStdString();
+        e.deviceName = out.deviceName.toStdString();
+        e.torch = out.torchVersion.toStdString();
+        e.python = env.value(QStringLiteral("python")).toString().toStdString();
+        e.cuda = env.value(QStringLiteral("cuda")).toString().toStdString();
+        e.driver = env.value(QStringLiteral("driver")).toVariant().toString().toStdString();
+        e.detailsJson = details.toStdString();
+        rec.environment = e;
+    }
+
+    // The verdict the attempt gets: the harness's, but a "correct" without a full, passing
+    // correctness record and candidate timing is not accepted as correct.
+    QString attemptVerdict = verdict;
+    QString message = root.value(QStringLiteral("message")).toString();
+    const auto timing = root.value(QStringLiteral("timing")).toObject();
+    std::optional<db::TimingSeriesRow> candidate, eager, compiled;
+    QString compileNote;
+    if (verdict == QLatin1String("correct")) {
+        QString err;
+        if (!allPassed || static_cast<int>(rec.trials.size()) < settings.correctnessTrials) {
+            out.error = QStringLiteral("the harness reported 'correct' with %1 passing correctness "
+                                       "trials of %2 required")
+                            .arg(allPassed ? static_cast<int>(rec.trials.size()) : 0)
+                            .arg(settings.correctnessTrials);
+            return out;
+        }
+        candidate = readSeries(timing.value(QStringLiteral("candidate")).toObject(), QStringLiteral("candidate"), err);
+        if (candidate)
+            eager = readSeries(timing.value(QStringLiteral("eager")).toObject(), QStringLiteral("eager"), err);
+        if (!candidate || !eager) {
+            out.error = QStringLiteral("the harness reported 'correct' without usable timing: %1").arg(err);
+            return out;
+        }
+        const auto compileObj = timing.value(QStringLiteral("compile")).toObject();
+        if (compileObj.contains(QStringLiteral("samples_ms"))) {
+            compiled = readSeries(compileObj, QStringLiteral("compile"), err);
+            if (!compiled) {
+                out.error = err;
+                return out;
+            }
+        } else {
+            compileNote = compileObj.value(QStringLiteral("unavailable")).toString(
+                settings.compileBaseline ? QStringLiteral("not measured")
+                                         : QStringLiteral("not requested"));
+        }
+    }
+    for (const auto* s : {&candidate, &eager, &compiled}) {
+        if (*s)
+            rec.timing.push_back(**s);
+    }
+
+    if (candidate && eager) {
+        rec.speedupEager = eager->medianMs / candidate->medianMs;
+        if (compiled)
+            rec.speedupCompile = compiled->medianMs / candidate->medianMs;
+        db::BaselineRow b;
+        b.taskHash = taskHash.toStdString();
+        b.device = (out.deviceName.isEmpty() ? out.device : out.deviceName).toStdString();
+        b.torchVersion = out.torchVersion.toStdString();
+        b.settingsKey = settings.baselineKey().toStdString();
+        b.eagerMedianMs = eager->medianMs;
+        if (compiled)
+            b.compileMedianMs = compiled->medianMs;
+        b.compileNote = compileNote.toStdString();
+        rec.baseline = b;
+        if (*rec.speedupEager > settings.excessiveSpeedup) {
+            rec.suspicious = true;
+            rec.findings.push_back(
+                {"excessive-speedup", "suspicious", "",
+                 QStringLiteral("%1x faster than eager exceeds the plausibility threshold of %2x; "
+                                "excluded from scores until a person accepts it")
+                     .arg(*rec.speedupEager, 0, 'f', 2)
+                     .arg(settings.excessiveSpeedup)
+                     .toStdString()});
+        }
+    }
+    for (const auto& f : rec.findings) {
+        if (f.severity == "suspicious")
+            rec.suspicious = true;
+    }
+    rec.attemptVerdict = attemptVerdict.toStdString();
+    rec.attemptMessage = message.toStdString();
+    rec.attemptStatus = "done";
+    out.ok = true;
+    return out;
+}
+
+} // namespace kb::engine

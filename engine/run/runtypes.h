@@ -1,0 +1,56 @@
+#pragma once
+// Value types the run engine emits and takes.
+
+#include "eval/evalsettings.h"
+
+#include "db/records.h"
+
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace kb::engine {
+
+struct RunSpec {
+    QString name;
+    QString suite;      // suite name in the database
+    QStringList models; // model names
+    QStringList tasks;  // task keys; empty = all tasks of the suite
+    QList<int> levels;  // empty = all levels
+    int samples = 1;
+    QString mode = QStringLiteral("one-shot");
+    EvalSettings settings;
+};
+
+struct RunProgress {
+    db::Id runId = 0;
+    int total = 0;
+    int queued = 0;
+    int generating = 0;
+    int building = 0;
+    int evaluating = 0;
+    int done = 0;
+    int failed = 0;
+    int cancelled = 0;
+    double elapsedSeconds = 0;
+    std::optional<double> etaSeconds;
+    int finished() const { return done + failed + cancelled; }
+};
+
+struct AttemptResult {
+    db::Id runId = 0;
+    db::Id attemptId = 0;
+    QString model;
+    QString task;
+    QString verdict;
+    QString message;
+    bool suspicious = false;
+    std::optional<double> speedupEager;
+};
+
+} // namespace kb::engine
+
+Q_DECLARE_METATYPE(kb::engine::RunProgress)
+Q_DECLARE_METATYPE(kb::engine::AttemptResult)
