@@ -65,12 +65,6 @@ QString dbPath(const QCommandLineParser& parser)
     return parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : engine::defaultDatabasePath();
 }
 
-QString formatSeconds(double s)
-{
-    if (s < 60)
-        return QStringLiteral("%1 s").arg(s, 0, 'f', 0);
-    return QStringLiteral("%1 min %2 s").arg(static_cast<int>(s) / 60).arg(static_cast<int>(s) % 60);
-}
 
 } // namespace
 

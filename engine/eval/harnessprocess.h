@@ -53,3 +53,5 @@ private:
 QString describeSignal(int signal);
 
 } // namespace kb::engine
+
+Q_DECLARE_METATYPE(kb::engine::HarnessOutcome)

@@ -162,6 +162,7 @@ void RunEngine::start(db::Id runId)
     m_settings = EvalSettings::fromJson(QJsonDocument::fromJson(QByteArray::fromStdString(run->settingsJson)).object());
     m_runId = runId;
     m_cancelling = false;
+    m_building = m_evaluating = 0;
     m_finishedThisSession = 0;
     m_clock.start();
     const int requeued = runs.requeueInterrupted(runId);
@@ -300,8 +301,10 @@ void RunEngine::startBuild(const std::shared_ptr<Job>& job)
     job->process = proc;
     ++m_building;
     connect(proc, &HarnessProcess::finished, this, [this, job, proc](const HarnessOutcome& outcome) {
-        --m_building;
         proc->deleteLater();
+        if (!m_inFlight.contains(job))
+            return; // cancelled
+        --m_building;
         onPhaseFinished(job, true, outcome);
     });
     proc->start({QStringLiteral("evaluate"), QStringLiteral("--request"), req, QStringLiteral("--result"), res},
@@ -320,8 +323,10 @@ void RunEngine::startEvaluation(const std::shared_ptr<Job>& job)
     job->process = proc;
     ++m_evaluating;
     connect(proc, &HarnessProcess::finished, this, [this, job, proc](const HarnessOutcome& outcome) {
-        --m_evaluating;
         proc->deleteLater();
+        if (!m_inFlight.contains(job))
+            return; // cancelled
+        --m_evaluating;
         onPhaseFinished(job, false, outcome);
     });
     proc->start({QStringLiteral("evaluate"), QStringLiteral("--request"), req, QStringLiteral("--result"), res},

@@ -1,0 +1,109 @@
+#include "definitions.h"
+
+namespace kb::metrics {
+
+namespace {
+
+// Keep identical to docs/metrics.md (checked by the metrics.definitions test).
+constexpr std::string_view kDefinitions = R"md(# Metric definitions
+
+Every number in a KernelBench Studio leaderboard, comparison or report is computed from per-attempt
+outcomes as defined below. These definitions are printed in every report footer.
+
+## Attempts, tasks and samples
+
+- An *attempt* is one sample of one model on one task. Its verdict is one of: not attempted, build
+  error, incorrect, runtime error, timeout, rejected, correct.
+- A *scoring* attempt is a correct attempt that is not suspicious-unaccepted. An attempt is
+  *suspicious-unaccepted* when plausibility or static checks flagged it as suspicious and no person
+  has accepted it. Suspicious attempts that a person accepted score normally.
+- Rejected attempts and suspicious-unaccepted attempts never score; they are counted separately
+  (columns *rejected* and *suspicious*, counted per attempt).
+- A speedup is eager_median / candidate_median (vs eager) or compile_median / candidate_median
+  (vs compile). Only finite, positive speedups are used.
+- With several samples per task, a task is scored *best of k*: the task is **correct** when at
+  least one of its samples scores, and its speedup against each baseline is the largest speedup
+  among its scoring samples. A correct task without a measured speedup counts as correct but never
+  as faster, and is left out of the geomeans over correct tasks.
+
+## Tasks of a level (the denominator)
+
+- *tasks* of a level is the number of tasks of that level in the suite when it is known; otherwise
+  the number of distinct task ids seen at that level across all models. It is never below the
+  number of tasks the model itself has outcomes for.
+- A task of the level without any attempt of the model is **missing** and counts as failed.
+- *attempted*: tasks with at least one sample that was attempted. *built*: tasks with at least one
+  sample whose verdict is not build error, rejected or not attempted.
+
+## Per-level metrics
+
+- **Pass rate** = correct / tasks.
+- **Pass rate interval**: Wilson score interval at 95 % (z = 1.959963984540054) of correct out of
+  tasks.
+- **fast_p** (KernelBench `fastp`) = the number of tasks that are correct AND whose speedup is
+  strictly greater than p, divided by all tasks (failed and missing included). A speedup exactly
+  equal to p does not count. Reported for p = 1.0 and p = 1.05, against eager and against compile.
+- **Geomean vs eager / vs compile** = exp(mean(log s)) over the correct tasks that have a speedup
+  against that baseline; n/a when there is none.
+- **Geomean with fallback** = exp(sum(log s) / tasks) over all tasks of the level, where every
+  failed, missing or untimed task contributes 1.0 (log 1 = 0).
+- **Geomean interval** (optional): the percentile bootstrap described under the paired
+  comparison, applied to the speedups of the level's correct, timed tasks.
+- **Median speedup** = the median over the correct tasks that have a speedup (mean of the two
+  middle values for an even count).
+- **Compile metrics are n/a** for a level when no attempt of that level, by any model, carries a
+  compile speedup (for example CPU runs, where torch.compile does not exist). The compile baseline
+  is then unavailable, never faked.
+- Tokens, cost, turns and wall time are sums over all attempts of the cell.
+
+## Overall (weighted across levels)
+
+- Each level l has a weight w_l: by default L1 100, L2 100, L3 50, L4 0 (the KernelBench level
+  sizes, as in CUDA-Agent Table 1). A level without a configured weight weighs its task count. A
+  level with weight 0 appears in its own rows but not in the overall.
+- Overall of a rate r (pass rate, fast_p) = sum_l w_l * r_l / sum_l w_l over the levels with
+  w_l > 0. For compile rates the sums run over the levels that have a compile baseline.
+- Overall of a geomean g (vs eager, vs compile, with fallback) = exp(sum_l w_l * log g_l /
+  sum_l w_l) over the levels with w_l > 0 where g_l exists: the weighted geometric mean of the
+  per-level geomeans.
+- Overall pass rate interval: Wilson interval of the weighted pass rate with the effective sample
+  size n_eff = 1 / sum_l (a_l^2 / n_l), a_l = w_l / sum_k w_k, n_l = tasks of level l. When the
+  weights equal the task counts this is the pooled interval.
+- Overall median: the median of the pooled speedups of the correct tasks of the weighted levels.
+- Overall counts (tasks, correct, suspicious, rejected, tokens, cost, ...) are plain sums over the
+  levels with w_l > 0.
+- When no level has w_l > 0 the overall rates and geomeans are n/a.
+
+## pass@k
+
+- With n attempted samples of a task of which c score, the unbiased estimator is
+  pass@k = 1 - C(n - c, k) / C(n, k), computed as 1 - prod_{i = n - c + 1}^{n} (1 - k / i);
+  it is 1 when n - c < k and 0 when c = 0.
+- pass@k of a model on a level is the mean over the level's tasks; missing tasks score 0; tasks
+  with fewer than k (but more than 0) samples cannot be estimated and are left out (and counted).
+
+## Paired comparison of two models
+
+- *Shared tasks* are the tasks both models attempted. Per shared task each model's speedup is its
+  best-of-k speedup when correct and timed, else 1.0 (fallback).
+- Ratio r = s_A / s_B per task. A **win** for A when r > 1.02, a **loss** when r < 1 / 1.02, a
+  **tie** otherwise (tie band 2 %, configurable).
+- **Geomean ratio** = exp(mean(log r)) over the shared tasks.
+- **95 % CI** of the geomean ratio: percentile bootstrap; 2000 resamples (configurable) of the
+  shared tasks with replacement; indices drawn from std::mt19937_64 seeded with 20260101 by
+  rejection sampling (raw draws at or above the largest multiple of the task count are redrawn,
+  then modulo); interval = the 2.5 % and 97.5 % quantiles of the resampled geomeans, with linear
+  interpolation between order statistics (type 7).
+- **Sign test**: exact two-sided binomial test of wins against losses with ties dropped,
+  p = min(1, 2 * sum_{i <= min(W, L)} C(W + L, i) / 2^(W + L)).
+- **Verdict**: "A better" when the whole CI lies above 1, "B better" when it lies below 1, otherwise
+  "tied (CI includes 1)". Two models are never ranked apart when the CI says they are tied.
+)md";
+
+} // namespace
+
+std::string_view definitionsMarkdown() {
+    return kDefinitions;
+}
+
+} // namespace kb::metrics

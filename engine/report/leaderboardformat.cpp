@@ -1,0 +1,237 @@
+#include "leaderboardformat.h"
+
+#include <QStringList>
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+namespace kb::report {
+
+namespace {
+
+using kb::metrics::Leaderboard;
+using kb::metrics::LeaderboardCell;
+
+const QString kNotAvailable = QStringLiteral("n/a");
+
+QString rate(std::optional<double> value) {
+    if (!value) {
+        return kNotAvailable;
+    }
+    return QString::number(*value * 100.0, 'f', 1) + QLatin1Char('%');
+}
+
+QString speedup(std::optional<double> value) {
+    if (!value) {
+        return kNotAvailable;
+    }
+    return QString::number(*value, 'f', 2) + QLatin1Char('x');
+}
+
+std::optional<double> fastEager(const LeaderboardCell& cell, double p) {
+    const auto* value = cell.fastPAt(p);
+    return value ? std::optional<double>(value->vsEager) : std::nullopt;
+}
+
+std::optional<double> fastCompile(const LeaderboardCell& cell, double p) {
+    const auto* value = cell.fastPAt(p);
+    return value ? value->vsCompile : std::nullopt;
+}
+
+QString levelName(int level) {
+    return QStringLiteral("L") + QString::number(level);
+}
+
+// "L1 100, L2 100, L3 50" over the levels that enter the overall.
+QString weightList(const Leaderboard& board) {
+    QStringList parts;
+    for (int level : board.levels) {
+        const double weight = board.levelWeights.at(level);
+        if (weight > 0) {
+            parts << levelName(level) + QLatin1Char(' ') + QString::number(weight);
+        }
+    }
+    return parts.isEmpty() ? QStringLiteral("none") : parts.join(QStringLiteral(", "));
+}
+
+// Pads cells to column widths; column 0 left-aligned, the rest right-aligned.
+QString alignedTable(const std::vector<QStringList>& rows) {
+    std::vector<qsizetype> widths;
+    for (const QStringList& row : rows) {
+        widths.resize(std::max(widths.size(), static_cast<std::size_t>(row.size())), 0);
+        for (qsizetype i = 0; i < row.size(); ++i) {
+            widths[static_cast<std::size_t>(i)] =
+                std::max(widths[static_cast<std::size_t>(i)], row[i].size());
+        }
+    }
+    QString out;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        QStringList padded;
+        for (qsizetype i = 0; i < rows[r].size(); ++i) {
+            const auto width = widths[static_cast<std::size_t>(i)];
+            padded << (i == 0 ? rows[r][i].leftJustified(width) : rows[r][i].rightJustified(width));
+        }
+        out += padded.join(QStringLiteral("  ")) + QLatin1Char('\n');
+        if (r == 0) {
+            qsizetype total = 0;
+            for (auto width : widths) {
+                total += width;
+            }
+            total += 2 * (static_cast<qsizetype>(widths.size()) - 1);
+            out += QString(total, QLatin1Char('-')) + QLatin1Char('\n');
+        }
+    }
+    return out;
+}
+
+QStringList textHeader() {
+    return {QStringLiteral("model"),
+            QStringLiteral("tasks"),
+            QStringLiteral("correct"),
+            QStringLiteral("pass rate"),
+            QStringLiteral("fast_1 eager"),
+            QStringLiteral("fast_1.05 eager"),
+            QStringLiteral("fast_1 compile"),
+            QStringLiteral("geomean vs eager"),
+            QStringLiteral("geomean w/ fallback"),
+            QStringLiteral("geomean vs compile"),
+            QStringLiteral("suspicious"),
+            QStringLiteral("rejected")};
+}
+
+QStringList textRow(const LeaderboardCell& cell, bool hasWeight) {
+    return {QString::fromStdString(cell.model), QString::number(cell.tasks),
+            QString::number(cell.correct),      hasWeight ? rate(cell.passRate) : kNotAvailable,
+            rate(fastEager(cell, 1.0)),         rate(fastEager(cell, 1.05)),
+            rate(fastCompile(cell, 1.0)),       speedup(cell.geomeanEager),
+            speedup(cell.geomeanFallbackEager), speedup(cell.geomeanCompile),
+            QString::number(cell.suspicious),   QString::number(cell.rejected)};
+}
+
+QString markdownEscape(const QString& text) {
+    QString escaped = text;
+    escaped.replace(QLatin1Char('|'), QStringLiteral("\\|"));
+    return escaped;
+}
+
+void appendGroup(QStringList& row, const LeaderboardCell* cell, bool hasWeight) {
+    if (!cell || !hasWeight) {
+        for (int i = 0; i < 5; ++i) {
+            row << kNotAvailable;
+        }
+        return;
+    }
+    row << rate(cell->passRate) << rate(fastEager(*cell, 1.0)) << rate(fastCompile(*cell, 1.0))
+        << speedup(cell->geomeanEager) << speedup(cell->geomeanCompile);
+}
+
+} // namespace
+
+QString formatLeaderboardText(const Leaderboard& board) {
+    if (board.models.empty()) {
+        return QStringLiteral("No results.\n");
+    }
+    QString out;
+    for (int level : board.levels) {
+        const int tasks = board.tasksPerLevel.at(level);
+        out += QStringLiteral("Level ") + QString::number(level) + QStringLiteral(" (") +
+               QString::number(tasks) +
+               (tasks == 1 ? QStringLiteral(" task") : QStringLiteral(" tasks")) +
+               QStringLiteral(", weight ") + QString::number(board.levelWeights.at(level)) +
+               QStringLiteral(")\n");
+        std::vector<QStringList> rows{textHeader()};
+        for (const std::string& model : board.models) {
+            if (const auto* cell = board.find(model, level)) {
+                rows.push_back(textRow(*cell, true));
+            }
+        }
+        out += alignedTable(rows) + QLatin1Char('\n');
+    }
+    out += QStringLiteral("Overall (weighted: ") + weightList(board) + QStringLiteral(")\n");
+    std::vector<QStringList> rows{textHeader()};
+    bool anyWeight = false;
+    for (const auto& [level, weight] : board.levelWeights) {
+        anyWeight = anyWeight || weight > 0;
+    }
+    for (const LeaderboardCell& cell : board.overall) {
+        rows.push_back(textRow(cell, anyWeight));
+    }
+    out += alignedTable(rows);
+    return out;
+}
+
+QString formatLeaderboardMarkdown(const Leaderboard& board) {
+    if (board.models.empty()) {
+        return QStringLiteral("No results.\n");
+    }
+    const QStringList groupColumns{QStringLiteral("Pass"), QStringLiteral("Faster than eager"),
+                                   QStringLiteral("Faster than compile"),
+                                   QStringLiteral("Geomean vs eager"),
+                                   QStringLiteral("Geomean vs compile")};
+    QStringList header{QStringLiteral("Model")};
+    QStringList groups;
+    for (int level : board.levels) {
+        groups << levelName(level);
+    }
+    groups << QStringLiteral("Overall");
+    for (const QString& group : groups) {
+        for (const QString& column : groupColumns) {
+            header << group + QLatin1Char(' ') + column;
+        }
+    }
+    bool anyWeight = false;
+    for (const auto& [level, weight] : board.levelWeights) {
+        anyWeight = anyWeight || weight > 0;
+    }
+    std::vector<QStringList> rows{header};
+    for (const std::string& model : board.models) {
+        QStringList row{markdownEscape(QString::fromStdString(model))};
+        for (int level : board.levels) {
+            appendGroup(row, board.find(model, level), true);
+        }
+        appendGroup(row, board.find(model, kb::metrics::kOverallLevel), anyWeight);
+        rows.push_back(row);
+    }
+
+    std::vector<qsizetype> widths(static_cast<std::size_t>(header.size()), 3);
+    for (const QStringList& row : rows) {
+        for (qsizetype i = 0; i < row.size(); ++i) {
+            auto& width = widths[static_cast<std::size_t>(i)];
+            width = std::max(width, row[i].size());
+        }
+    }
+    auto line = [&widths](const QStringList& row) -> QString {
+        QStringList cells;
+        for (qsizetype i = 0; i < row.size(); ++i) {
+            const auto width = widths[static_cast<std::size_t>(i)];
+            cells << (i == 0 ? row[i].leftJustified(width) : row[i].rightJustified(width));
+        }
+        return QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+    };
+    QString out = line(rows.front());
+    QStringList rule;
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+        const auto dashes = widths[i] - 1;
+        const QString dashLine(dashes, QLatin1Char('-'));
+        rule << (i == 0 ? QString(QLatin1Char(':') + dashLine)
+                        : QString(dashLine + QLatin1Char(':')));
+    }
+    out += QStringLiteral("| ") + rule.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+    for (std::size_t r = 1; r < rows.size(); ++r) {
+        out += line(rows[r]);
+    }
+
+    QStringList sizes;
+    for (int level : board.levels) {
+        sizes << levelName(level) + QLatin1Char(' ') +
+                     QString::number(board.tasksPerLevel.at(level));
+    }
+    out += QStringLiteral("\nPass = correct / tasks. Faster than eager / compile = fast_1.0: "
+                          "correct and speedup > 1.0, over all tasks. Geomeans over correct "
+                          "tasks. Tasks per level: ") +
+           sizes.join(QStringLiteral(", ")) + QStringLiteral(". Overall weighted: ") +
+           weightList(board) + QStringLiteral(".\n");
+    return out;
+}
+
+} // namespace kb::report

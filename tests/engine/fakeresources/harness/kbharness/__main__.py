@@ -1,0 +1,82 @@
+"""A scripted stand-in for the evaluation harness, used to test how the engine drives and
+survives its child process. Each candidate says what the harness should do in a marker line:
+    # SCRIPT: <action> [argument]
+Actions: correct <speedup>, incorrect, build_error, rejected, segfault, hang, exit <code>,
+garbage, bad_schema, correct_without_timing.
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+
+def main():
+    args = sys.argv[1:]
+    request = json.load(open(args[args.index("--request") + 1]))
+    result_path = args[args.index("--result") + 1]
+    source = open(request["candidate_path"]).read()
+    action, arg = "correct", "2.0"
+    for line in source.splitlines():
+        if line.startswith("# SCRIPT:"):
+            parts = line.split()[2:]
+            action = parts[0]
+            arg = parts[1] if len(parts) > 1 else ""
+    phase = request.get("phase", "evaluate")
+    with open(os.path.join(os.path.dirname(result_path), "calls.log"), "a") as log:
+        log.write(phase + "\n")
+
+    def write(doc):
+        with open(result_path, "w") as f:
+            json.dump(doc, f)
+
+    base = {"schema": "kbstudio.eval-result/1", "message": "", "static_findings": [],
+            "build": {"status": "ok", "seconds": 0.5, "cache_key": "k", "log": "", "errors": []},
+            "environment": {"python": "3", "torch": "1.13.1", "device": "cpu",
+                            "device_name": "Fake CPU"},
+            "harness_seconds": 0.1}
+    if action == "segfault":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if action == "hang":
+        time.sleep(3600)
+    if action == "exit":
+        print("fake harness failing on purpose", file=sys.stderr)
+        sys.exit(int(arg))
+    if action == "garbage":
+        open(result_path, "w").write("{ not json")
+        return
+    if action == "bad_schema":
+        write(dict(base, schema="something/9", verdict="correct"))
+        return
+    if action == "rejected":
+        write(dict(base, verdict="rejected", message="calls torch.relu",
+                   build={"status": "skipped"},
+                   static_findings=[{"rule": "torch-op-in-forward", "severity": "reject",
+                                     "line": 3, "col": 4, "message": "torch.relu in forward"}]))
+        return
+    if action == "build_error":
+        write(dict(base, verdict="build_error", message="build failed",
+                   build={"status": "failed", "seconds": 1.0, "log": "error: expected ';'",
+                          "errors": [{"file": "main.cpp", "line": 7, "message": "expected ';'"}]}))
+        return
+    if phase == "build":
+        write(dict(base, verdict="built", phase="build"))
+        return
+    trials = [{"index": i, "passed": action != "incorrect", "max_abs_error": 0.5 if action == "incorrect" else 1e-7,
+               "max_rel_error": 1e-6, "mismatch_fraction": 0.0, "message": ""}
+              for i in range(request["correctness_trials"])]
+    if action == "incorrect":
+        write(dict(base, verdict="incorrect", message="max abs error 0.5",
+                   correctness={"passed": False, "trials": trials}))
+        return
+    speed = float(arg or 2.0)
+    timing = {"candidate": {"samples_ms": [1.0, 1.0, 1.0], "wall_ms": 3.2},
+              "eager": {"samples_ms": [speed, speed, speed], "wall_ms": 3.0 * speed},
+              "compile": {"unavailable": "torch.compile is not available in torch 1.13"}}
+    if action == "correct_without_timing":
+        timing = {}
+    write(dict(base, verdict="correct", message="ok",
+               correctness={"passed": True, "trials": trials}, timing=timing))
+
+
+main()

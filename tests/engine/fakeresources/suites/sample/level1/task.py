@@ -1,0 +1,12 @@
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+def get_inputs():
+    return [torch.rand(16)]
+
+def get_init_inputs():
+    return []

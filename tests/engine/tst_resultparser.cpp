@@ -1,0 +1,150 @@
+#include "eval/resultparser.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace kb;
+
+namespace {
+QJsonObject trials(int n, bool passed = true)
+{
+    QJsonArray a;
+    for (int i = 0; i < n; ++i)
+        a.append(QJsonObject{{QStringLiteral("index"), i}, {QStringLiteral("passed"), passed},
+                             {QStringLiteral("max_abs_error"), 1e-6 * (i + 1)}, {QStringLiteral("max_rel_error"), 1e-5}});
+    return QJsonObject{{QStringLiteral("passed"), passed}, {QStringLiteral("trials"), a}};
+}
+
+QJsonObject series(std::initializer_list<double> ms)
+{
+    QJsonArray a;
+    for (double m : ms)
+        a.append(m);
+    return QJsonObject{{QStringLiteral("samples_ms"), a}, {QStringLiteral("wall_ms"), 10.0}};
+}
+
+QJsonObject correctDoc(double eager = 4.0)
+{
+    return QJsonObject{
+        {QStringLiteral("schema"), QStringLiteral("kbstudio.eval-result/1")},
+        {QStringLiteral("verdict"), QStringLiteral("correct")},
+        {QStringLiteral("message"), QStringLiteral("ok")},
+        {QStringLiteral("correctness"), trials(5)},
+        {QStringLiteral("timing"), QJsonObject{{QStringLiteral("candidate"), series({1.0, 3.0, 2.0, 2.0})},
+                                               {QStringLiteral("eager"), series({eager, eager, eager})},
+                                               {QStringLiteral("compile"), QJsonObject{{QStringLiteral("unavailable"), QStringLiteral("no torch.compile")}}}}},
+        {QStringLiteral("environment"), QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                                    {QStringLiteral("device_name"), QStringLiteral("Some CPU")},
+                                                    {QStringLiteral("torch"), QStringLiteral("1.13.1")}}},
+    };
+}
+
+engine::ParsedResult parse(const QJsonObject& o)
+{
+    return engine::parseHarnessResult(QJsonDocument(o).toJson(), engine::EvalSettings{}, QStringLiteral("taskhash"));
+}
+} // namespace
+
+class TestResultParser : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void statsFromSamples()
+    {
+        const auto s = engine::computeStats({3.0, 1.0, 2.0, 4.0});
+        QCOMPARE(s.median, 2.5);
+        QCOMPARE(s.mean, 2.5);
+        QCOMPARE(s.min, 1.0);
+        QCOMPARE(s.max, 4.0);
+        QVERIFY(qAbs(s.std - 1.2909944487) < 1e-9); // sample standard deviation
+        QCOMPARE(engine::computeStats({5.0}).std, 0.0);
+    }
+
+    void correctResultYieldsSpeedupFromSamples()
+    {
+        const auto r = parse(correctDoc());
+        QVERIFY2(r.ok, qPrintable(r.error));
+        // Medians recomputed from the samples: candidate 2.0, eager 4.0.
+        QCOMPARE(*r.record.speedupEager, 2.0);
+        QVERIFY(!r.record.speedupCompile);
+        QVERIFY(!r.record.suspicious);
+        QCOMPARE(r.record.trials.size(), size_t(5));
+        QCOMPARE(*r.record.evaluation.maxAbsError, 5e-6);
+        QVERIFY(qAbs(*r.record.evaluation.meanAbsError - 3e-6) < 1e-15);
+        QVERIFY(r.record.baseline);
+        QCOMPARE(r.record.baseline->device, std::string("Some CPU"));
+        QCOMPARE(r.record.baseline->compileNote, std::string("no torch.compile"));
+        QCOMPARE(r.record.timing.size(), size_t(2));
+        QCOMPARE(r.record.timing[0].samplesMs.size(), size_t(4));
+        QVERIFY(r.record.environment);
+    }
+
+    void excessiveSpeedupIsSuspicious()
+    {
+        const auto r = parse(correctDoc(40.0)); // 20x
+        QVERIFY(r.ok);
+        QVERIFY(r.record.suspicious);
+        QCOMPARE(r.record.findings.back().rule, std::string("excessive-speedup"));
+        QCOMPARE(r.record.findings.back().severity, std::string("suspicious"));
+    }
+
+    void refusedDocuments_data()
+    {
+        QTest::addColumn<QByteArray>("doc");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("not json") << QByteArray("{ oops") << QStringLiteral("not a JSON object");
+        QTest::newRow("array") << QByteArray("[]") << QStringLiteral("not a JSON object");
+        auto o = correctDoc();
+        o[QStringLiteral("schema")] = QStringLiteral("other/2");
+        QTest::newRow("schema") << QJsonDocument(o).toJson() << QStringLiteral("schema");
+        o = correctDoc();
+        o[QStringLiteral("verdict")] = QStringLiteral("awesome");
+        QTest::newRow("verdict") << QJsonDocument(o).toJson() << QStringLiteral("unknown verdict");
+        o = correctDoc();
+        o[QStringLiteral("correctness")] = trials(3);
+        QTest::newRow("too few trials") << QJsonDocument(o).toJson() << QStringLiteral("correctness trials");
+        o = correctDoc();
+        o[QStringLiteral("correctness")] = trials(5, false);
+        QTest::newRow("correct but failing") << QJsonDocument(o).toJson() << QStringLiteral("correctness trials");
+        o = correctDoc();
+        o.remove(QStringLiteral("timing"));
+        QTest::newRow("no timing") << QJsonDocument(o).toJson() << QStringLiteral("timing");
+        o = correctDoc();
+        o[QStringLiteral("timing")] = QJsonObject{{QStringLiteral("candidate"), series({1.0, -2.0})}, {QStringLiteral("eager"), series({1.0})}};
+        QTest::newRow("negative sample") << QJsonDocument(o).toJson() << QStringLiteral("positive");
+    }
+    void refusedDocuments()
+    {
+        QFETCH(QByteArray, doc);
+        QFETCH(QString, why);
+        const auto r = engine::parseHarnessResult(doc, engine::EvalSettings{}, QStringLiteral("h"));
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.contains(why), qPrintable(r.error));
+    }
+
+    void failureVerdictsKeepTheirDetails()
+    {
+        QJsonObject o{{QStringLiteral("schema"), QStringLiteral("kbstudio.eval-result/1")},
+                      {QStringLiteral("verdict"), QStringLiteral("build_error")},
+                      {QStringLiteral("message"), QStringLiteral("2 compiler errors")},
+                      {QStringLiteral("build"), QJsonObject{{QStringLiteral("status"), QStringLiteral("failed")},
+                                                            {QStringLiteral("log"), QStringLiteral("error: x")},
+                                                            {QStringLiteral("errors"), QJsonArray{QJsonObject{{QStringLiteral("line"), 3}}}}}},
+                      {QStringLiteral("static_findings"), QJsonArray{QJsonObject{{QStringLiteral("rule"), QStringLiteral("r")},
+                                                                                 {QStringLiteral("severity"), QStringLiteral("weird")},
+                                                                                 {QStringLiteral("line"), 9}}}}};
+        const auto r = parse(o);
+        QVERIFY(r.ok);
+        QCOMPARE(r.record.attemptVerdict, std::string("build_error"));
+        QCOMPARE(r.record.build->status, std::string("failed"));
+        QCOMPARE(r.record.build->errorsJson, std::string(R"([{"line":3}])"));
+        QCOMPARE(r.record.findings[0].severity, std::string("info")); // unknown severities are not trusted upward
+        QCOMPARE(r.record.findings[0].location, std::string("line 9"));
+        QVERIFY(!r.record.speedupEager);
+        QVERIFY(r.record.timing.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestResultParser)
+#include "tst_resultparser.moc"

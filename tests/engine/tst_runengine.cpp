@@ -1,0 +1,238 @@
+// The run engine against a scripted harness: every way an evaluation can end is stored with the
+// right verdict, the run carries on past crashes and hangs, and resuming counts nothing twice.
+#include "fakeresourcesdir.h"
+
+#include "core/error.h"
+#include "run/runengine.h"
+
+#include "db/evaluationrepository.h"
+#include "db/runrepository.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace kb;
+
+namespace {
+engine::RunSpec spec(const QStringList& models)
+{
+    engine::RunSpec s;
+    s.suite = QStringLiteral("sample");
+    s.models = models;
+    s.settings.device = QStringLiteral("cpu");
+    s.settings.timeoutSeconds = 3;
+    s.settings.buildJobs = 2;
+    return s;
+}
+
+std::map<std::string, db::AttemptRow> byKey(db::Connection& c, db::Id run)
+{
+    std::map<std::string, db::AttemptRow> out;
+    for (const auto& a : db::RunRepository(c).attempts(run))
+        out[a.modelName + "/" + a.taskKey] = a;
+    return out;
+}
+
+bool runToEnd(engine::RunEngine& e, db::Id run, int timeoutMs = 60000)
+{
+    QSignalSpy done(&e, &engine::RunEngine::runFinished);
+    e.start(run);
+    return done.wait(timeoutMs);
+}
+} // namespace
+
+class TestRunEngine : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyOutcomeIsStoredWithItsVerdict()
+    {
+        test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("correct 3.0")},
+                                 {QStringLiteral("m/t2"), QStringLiteral("incorrect")},
+                                 {QStringLiteral("m/t3"), QStringLiteral("build_error")},
+                                 {QStringLiteral("n/t1"), QStringLiteral("rejected")},
+                                 {QStringLiteral("n/t2"), QStringLiteral("segfault")},
+                                 {QStringLiteral("n/t3"), QStringLiteral("correct 50")}});
+        engine::RunEngine e(res.dbPath());
+        e.ensureDemoCatalog();
+        const db::Id run = e.createRun(spec({QStringLiteral("m"), QStringLiteral("n")}));
+        QSignalSpy finished(&e, &engine::RunEngine::attemptFinished);
+        QVERIFY(runToEnd(e, run));
+        QCOMPARE(finished.count(), 6);
+        auto& c = e.database().connection();
+        const auto a = byKey(c, run);
+        QCOMPARE(a.at("m/t1").verdict, std::string("correct"));
+        QCOMPARE(*a.at("m/t1").speedupEager, 3.0);
+        QVERIFY(!a.at("m/t1").suspicious);
+        QCOMPARE(a.at("m/t2").verdict, std::string("incorrect"));
+        QCOMPARE(a.at("m/t3").verdict, std::string("build_error"));
+        QCOMPARE(a.at("n/t1").verdict, std::string("rejected"));
+        QCOMPARE(a.at("n/t2").verdict, std::string("runtime_error"));
+        QVERIFY2(QString::fromStdString(a.at("n/t2").message).contains(QStringLiteral("SIGSEGV")), a.at("n/t2").message.c_str());
+        // 50x over eager is past the plausibility threshold: stored as correct but suspicious.
+        QCOMPARE(a.at("n/t3").verdict, std::string("correct"));
+        QVERIFY(a.at("n/t3").suspicious);
+        for (const auto& [k, row] : a)
+            QCOMPARE(row.status, std::string("done"));
+        QCOMPARE(db::RunRepository(c).run(run)->status, std::string("finished"));
+
+        const auto rejected = db::EvaluationRepository(c).detail(a.at("n/t1").id);
+        QCOMPARE(rejected.findings.size(), size_t(1));
+        QCOMPARE(rejected.findings[0].rule, std::string("torch-op-in-forward"));
+        const auto good = db::EvaluationRepository(c).detail(a.at("m/t1").id);
+        QCOMPARE(good.trials.size(), size_t(5));
+        QCOMPARE(good.timing.size(), size_t(2));
+        QCOMPARE(good.turns.size(), size_t(1));
+        QVERIFY(QString::fromStdString(good.turns[0].prompt).contains(QStringLiteral("class Model")));
+        QVERIFY(good.candidate && good.candidate->code.find("SCRIPT") != std::string::npos);
+    }
+
+    void hangingCandidateTimesOutAndTheRunGoesOn()
+    {
+        test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("hang")},
+                                 {QStringLiteral("m/t2"), QStringLiteral("correct 1.5")}});
+        engine::RunEngine e(res.dbPath());
+        e.ensureDemoCatalog();
+        auto s = spec({QStringLiteral("m")});
+        s.tasks = {QStringLiteral("t1"), QStringLiteral("t2")};
+        s.settings.timeoutSeconds = 1.5;
+        const db::Id run = e.createRun(s);
+        QVERIFY(runToEnd(e, run));
+        const auto a = byKey(e.database().connection(), run);
+        QCOMPARE(a.at("m/t1").verdict, std::string("timeout"));
+        QVERIFY(QString::fromStdString(a.at("m/t1").message).contains(QStringLiteral("killed")));
+        QCOMPARE(a.at("m/t2").verdict, std::string("correct"));
+    }
+
+    void harnessFailuresAreOursNotTheCandidates_data()
+    {
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<QString>("messagePart");
+        QTest::newRow("exit code") << QStringLiteral("exit 3") << QStringLiteral("code 3");
+        QTest::newRow("garbage") << QStringLiteral("garbage") << QStringLiteral("not a JSON object");
+        QTest::newRow("schema") << QStringLiteral("bad_schema") << QStringLiteral("schema");
+        QTest::newRow("no timing") << QStringLiteral("correct_without_timing") << QStringLiteral("timing");
+    }
+    void harnessFailuresAreOursNotTheCandidates()
+    {
+        QFETCH(QString, script);
+        QFETCH(QString, messagePart);
+        test::FakeResources res({{QStringLiteral("m/t1"), script}});
+        engine::RunEngine e(res.dbPath());
+        e.ensureDemoCatalog();
+        auto s = spec({QStringLiteral("m")});
+        s.tasks = {QStringLiteral("t1")};
+        const db::Id run = e.createRun(s);
+        QVERIFY(runToEnd(e, run));
+        const auto a = byKey(e.database().connection(), run).at("m/t1");
+        QCOMPARE(a.verdict, std::string("harness_error"));
+        QCOMPARE(a.status, std::string("failed"));
+        QVERIFY2(QString::fromStdString(a.message).contains(messagePart), a.message.c_str());
+    }
+
+    void resumeFinishesOnlyWhatWasLeft()
+    {
+        test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("correct 2")},
+                                 {QStringLiteral("m/t2"), QStringLiteral("correct 2")},
+                                 {QStringLiteral("m/t3"), QStringLiteral("correct 2")}});
+        db::Id run = 0;
+        db::Id doneAttempt = 0;
+        {
+            engine::RunEngine e(res.dbPath());
+            e.ensureDemoCatalog();
+            run = e.createRun(spec({QStringLiteral("m")}));
+            // As a killed engine leaves it: one attempt done, one half-way, one queued.
+            db::RunRepository runs(e.database().connection());
+            const auto ids = runs.queuedAttemptIds(run);
+            doneAttempt = ids[0];
+            runs.finishAttempt(ids[0], "done", "incorrect", "finished before the crash");
+            runs.setAttemptStatus(ids[1], "evaluating");
+            runs.addTurn({0, ids[1], 0, "p", "r", 1, 1, 1, ""});
+            runs.setRunStatus(run, "running");
+        }
+        engine::RunEngine e(res.dbPath());
+        QSignalSpy log(&e, &engine::RunEngine::logLine);
+        QSignalSpy finished(&e, &engine::RunEngine::attemptFinished);
+        QVERIFY(runToEnd(e, run));
+        QCOMPARE(finished.count(), 2);
+        QVERIFY(log.count() >= 1);
+        auto& c = e.database().connection();
+        db::RunRepository runs(c);
+        QCOMPARE(runs.attempt(doneAttempt)->verdict, std::string("incorrect")); // untouched
+        QCOMPARE(runs.statusCounts(run).at("done"), 3);
+        db::Statement q(c, "SELECT max(n) FROM (SELECT count(*) AS n FROM turns GROUP BY attempt_id)");
+        QVERIFY(q.step());
+        QCOMPARE(q.int64(0), 1); // nothing generated twice
+        db::Statement ev(c, "SELECT count(*) FROM evaluations");
+        QVERIFY(ev.step());
+        QCOMPARE(ev.int64(0), 2);
+    }
+
+    void cancelStopsEverything()
+    {
+        test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("hang")},
+                                 {QStringLiteral("m/t2"), QStringLiteral("hang")},
+                                 {QStringLiteral("m/t3"), QStringLiteral("hang")}});
+        engine::RunEngine e(res.dbPath());
+        e.ensureDemoCatalog();
+        auto s = spec({QStringLiteral("m")});
+        s.settings.timeoutSeconds = 60;
+        const db::Id run = e.createRun(s);
+        QSignalSpy done(&e, &engine::RunEngine::runFinished);
+        e.start(run);
+        QTRY_VERIFY_WITH_TIMEOUT(e.progressSnapshot().building > 0, 10000);
+        e.cancel();
+        QCOMPARE(done.count(), 1);
+        QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("cancelled"));
+        QCOMPARE(db::RunRepository(e.database().connection()).statusCounts(run).at("cancelled"), 3);
+        QVERIFY(!e.isRunning());
+    }
+
+    void buildsRunBeforeEvaluationOnTheCpu()
+    {
+        test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("correct 2")}});
+        engine::RunEngine e(res.dbPath());
+        e.ensureDemoCatalog();
+        auto s = spec({QStringLiteral("m")});
+        s.tasks = {QStringLiteral("t1")};
+        const db::Id run = e.createRun(s);
+        QVERIFY(runToEnd(e, run));
+        const auto a = byKey(e.database().connection(), run).at("m/t1");
+        QFile calls(QStringLiteral("%1/test.work/run-%2/attempt-%3/calls.log").arg(res.path()).arg(run).arg(a.id));
+        QVERIFY2(calls.open(QIODevice::ReadOnly), qPrintable(calls.fileName()));
+        QCOMPARE(QString::fromUtf8(calls.readAll()), QStringLiteral("build\nevaluate\n"));
+    }
+
+    void unknownModelOrSuiteIsAClearError()
+    {
+        test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("correct 2")}});
+        engine::RunEngine e(res.dbPath());
+        e.ensureDemoCatalog();
+        try {
+            e.createRun(spec({QStringLiteral("nobody")}));
+            QFAIL("must throw");
+        } catch (const engine::Error& err) {
+            QVERIFY(err.message().contains(QStringLiteral("nobody")));
+        }
+        auto s = spec({QStringLiteral("m")});
+        s.suite = QStringLiteral("missing");
+        QVERIFY_THROWS_EXCEPTION(engine::Error, e.createRun(s));
+        s = spec({QStringLiteral("m")});
+        s.levels = {4};
+        QVERIFY_THROWS_EXCEPTION(engine::Error, e.createRun(s));
+    }
+
+    void unusableDatabasePathIsAClearError()
+    {
+        QVERIFY_THROWS_EXCEPTION(engine::Error, engine::RunEngine(QStringLiteral("/nonexistent-dir/x.kbdb")));
+        QTemporaryDir dir;
+        try {
+            engine::RunEngine e(dir.path());
+            QFAIL("a folder is not a database");
+        } catch (const engine::Error& err) {
+            QVERIFY(err.message().contains(QStringLiteral("folder")));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunEngine)
+#include "tst_runengine.moc"
