@@ -91,40 +91,45 @@ int runCommand(const QStringList& args)
     if (!parse(p, args, QStringLiteral("run"), code))
         return code;
 
+    const bool resume = p.isSet(QStringLiteral("resume"));
+    engine::RunSpec spec;
+    if (!resume) {
+        if (!p.isSet(QStringLiteral("models")))
+            return fail(QStringLiteral("--models is required (e.g. --models demo-a,demo-b)"), 2);
+        spec.name = p.value(QStringLiteral("name"));
+        spec.suite = p.value(QStringLiteral("suite"));
+        spec.models = p.value(QStringLiteral("models")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        if (p.isSet(QStringLiteral("tasks")))
+            spec.tasks = p.value(QStringLiteral("tasks")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        for (const auto& l : p.value(QStringLiteral("levels")).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            spec.levels << l.toInt();
+        spec.samples = p.value(QStringLiteral("samples")).toInt();
+        QString device = p.value(QStringLiteral("device"));
+        if (device != QLatin1String("cpu") && device != QLatin1String("cuda") && device != QLatin1String("auto"))
+            return fail(QStringLiteral("--device must be cpu, cuda or auto"), 2);
+        spec.settings.device = device;
+        spec.settings.correctnessTrials = p.value(QStringLiteral("trials")).toInt();
+        spec.settings.timingTrials = p.isSet(QStringLiteral("timing-trials")) ? p.value(QStringLiteral("timing-trials")).toInt() : 0;
+        spec.settings.buildJobs = p.isSet(QStringLiteral("jobs")) ? p.value(QStringLiteral("jobs")).toInt()
+                                                                  : std::max(1, QThread::idealThreadCount());
+        spec.settings.timeoutSeconds = p.value(QStringLiteral("timeout")).toDouble();
+        spec.settings.compileBaseline = p.isSet(QStringLiteral("compile"));
+        if (spec.samples < 1 || spec.settings.correctnessTrials < 1 || spec.settings.timingTrials < 0
+            || spec.settings.buildJobs < 1 || spec.settings.timeoutSeconds <= 0)
+            return fail(QStringLiteral("--samples, --trials, --timing-trials, --jobs and --timeout must be positive"), 2);
+    }
+
     try {
         engine::RunEngine engine(dbPath(p));
         engine.ensureDemoCatalog();
         db::Id runId = 0;
-        if (p.isSet(QStringLiteral("resume"))) {
+        if (resume) {
             runId = p.value(QStringLiteral("resume")).toLongLong();
         } else {
-            if (!p.isSet(QStringLiteral("models")))
-                return fail(QStringLiteral("--models is required (e.g. --models demo-a,demo-b)"), 2);
-            engine::RunSpec spec;
-            spec.name = p.value(QStringLiteral("name"));
-            spec.suite = p.value(QStringLiteral("suite"));
-            spec.models = p.value(QStringLiteral("models")).split(QLatin1Char(','), Qt::SkipEmptyParts);
-            if (p.isSet(QStringLiteral("tasks")))
-                spec.tasks = p.value(QStringLiteral("tasks")).split(QLatin1Char(','), Qt::SkipEmptyParts);
-            for (const auto& l : p.value(QStringLiteral("levels")).split(QLatin1Char(','), Qt::SkipEmptyParts))
-                spec.levels << l.toInt();
-            spec.samples = p.value(QStringLiteral("samples")).toInt();
-            QString device = p.value(QStringLiteral("device"));
-            if (device == QLatin1String("auto"))
-                device = engine::detectDevice();
-            if (device != QLatin1String("cpu") && device != QLatin1String("cuda"))
-                return fail(QStringLiteral("--device must be cpu, cuda or auto"), 2);
-            spec.settings.device = device;
-            spec.settings.correctnessTrials = p.value(QStringLiteral("trials")).toInt();
-            spec.settings.timingTrials = p.isSet(QStringLiteral("timing-trials"))
-                                             ? p.value(QStringLiteral("timing-trials")).toInt()
-                                             : (device == QLatin1String("cuda") ? 100 : 30);
-            spec.settings.buildJobs = p.isSet(QStringLiteral("jobs")) ? p.value(QStringLiteral("jobs")).toInt()
-                                                                      : std::max(1, QThread::idealThreadCount());
-            spec.settings.timeoutSeconds = p.value(QStringLiteral("timeout")).toDouble();
-            spec.settings.compileBaseline = p.isSet(QStringLiteral("compile"));
-            if (spec.settings.correctnessTrials < 1 || spec.settings.timingTrials < 1 || spec.settings.timeoutSeconds <= 0)
-                return fail(QStringLiteral("--trials, --timing-trials and --timeout must be positive"), 2);
+            if (spec.settings.device == QLatin1String("auto"))
+                spec.settings.device = engine::detectDevice();
+            if (spec.settings.timingTrials == 0)
+                spec.settings.timingTrials = spec.settings.device == QLatin1String("cuda") ? 100 : 30;
             runId = engine.createRun(spec);
         }
         const auto run = db::RunRepository(engine.database().connection()).run(runId);

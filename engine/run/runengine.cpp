@@ -274,7 +274,9 @@ void RunEngine::writeRequest(const Job& job, const QString& phase, const QString
     req.insert(QStringLiteral("candidate_path"), QString(job.dir + QStringLiteral("/candidate.py")));
     req.insert(QStringLiteral("device"), m_settings.device);
     req.insert(QStringLiteral("gpu_index"), 0);
-    req.insert(QStringLiteral("build_dir"), QString(m_workRoot + QStringLiteral("/build-cache")));
+    // Builds are content-addressed, so a cache can be shared between databases.
+    const QString sharedCache = qEnvironmentVariable("KBSTUDIO_BUILD_CACHE");
+    req.insert(QStringLiteral("build_dir"), sharedCache.isEmpty() ? QString(m_workRoot + QStringLiteral("/build-cache")) : sharedCache);
     req.insert(QStringLiteral("correctness_trials"), m_settings.correctnessTrials);
     req.insert(QStringLiteral("timing_trials"), m_settings.timingTrials);
     req.insert(QStringLiteral("warmup"), m_settings.warmup);

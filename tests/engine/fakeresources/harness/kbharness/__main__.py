@@ -2,7 +2,7 @@
 survives its child process. Each candidate says what the harness should do in a marker line:
     # SCRIPT: <action> [argument]
 Actions: correct <speedup>, incorrect, build_error, rejected, segfault, hang, exit <code>,
-garbage, bad_schema, correct_without_timing.
+garbage, bad_schema, correct_without_timing, slow <seconds> (correct after a pause).
 """
 import json
 import os
@@ -39,6 +39,9 @@ def main():
         os.kill(os.getpid(), signal.SIGSEGV)
     if action == "hang":
         time.sleep(3600)
+    if action == "slow":
+        time.sleep(float(arg))
+        action, arg = "correct", "2.0"
     if action == "exit":
         print("fake harness failing on purpose", file=sys.stderr)
         sys.exit(int(arg))
