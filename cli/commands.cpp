@@ -82,7 +82,8 @@ int runCommand(const QStringList& args)
     p.addOption({QStringLiteral("trials"), QStringLiteral("Correctness trials (default 5)."), QStringLiteral("N"), QStringLiteral("5")});
     p.addOption({QStringLiteral("timing-trials"), QStringLiteral("Timing samples (default 30 on CPU, 100 on CUDA)."), QStringLiteral("N")});
     p.addOption({QStringLiteral("jobs"), QStringLiteral("Parallel builds (default: CPU cores)."), QStringLiteral("N")});
-    p.addOption({QStringLiteral("timeout"), QStringLiteral("Seconds per harness phase (default 300)."), QStringLiteral("S"), QStringLiteral("300")});
+    p.addOption({QStringLiteral("timeout"), QStringLiteral("Seconds for one evaluation (default 300)."), QStringLiteral("S"), QStringLiteral("300")});
+    p.addOption({QStringLiteral("build-timeout"), QStringLiteral("Seconds for one build (default 900)."), QStringLiteral("S"), QStringLiteral("900")});
     p.addOption({QStringLiteral("compile"), QStringLiteral("Also time torch.compile as a baseline.")});
     p.addOption({QStringLiteral("name"), QStringLiteral("Run name."), QStringLiteral("NAME")});
     p.addOption({QStringLiteral("resume"), QStringLiteral("Resume the run with this id instead of creating one."), QStringLiteral("ID")});
@@ -113,9 +114,11 @@ int runCommand(const QStringList& args)
         spec.settings.buildJobs = p.isSet(QStringLiteral("jobs")) ? p.value(QStringLiteral("jobs")).toInt()
                                                                   : std::max(1, QThread::idealThreadCount());
         spec.settings.timeoutSeconds = p.value(QStringLiteral("timeout")).toDouble();
+        spec.settings.buildTimeoutSeconds = p.value(QStringLiteral("build-timeout")).toDouble();
         spec.settings.compileBaseline = p.isSet(QStringLiteral("compile"));
         if (spec.samples < 1 || spec.settings.correctnessTrials < 1 || spec.settings.timingTrials < 0
-            || spec.settings.buildJobs < 1 || spec.settings.timeoutSeconds <= 0)
+            || spec.settings.buildJobs < 1 || spec.settings.timeoutSeconds <= 0
+            || spec.settings.buildTimeoutSeconds <= 0)
             return fail(QStringLiteral("--samples, --trials, --timing-trials, --jobs and --timeout must be positive"), 2);
     }
 

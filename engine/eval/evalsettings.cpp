@@ -18,6 +18,7 @@ QJsonObject EvalSettings::toJson() const
         {QStringLiteral("compile_mode"), compileMode},
         {QStringLiteral("allow_torch_ops"), allowTorchOps},
         {QStringLiteral("timeout_s"), timeoutSeconds},
+        {QStringLiteral("build_timeout_s"), buildTimeoutSeconds},
         {QStringLiteral("excessive_speedup"), excessiveSpeedup},
         {QStringLiteral("build_jobs"), buildJobs},
         // As a string: JSON numbers lose 64-bit integers.
@@ -41,6 +42,7 @@ EvalSettings EvalSettings::fromJson(const QJsonObject& o)
     s.compileMode = o.value(QStringLiteral("compile_mode")).toString(s.compileMode);
     s.allowTorchOps = o.value(QStringLiteral("allow_torch_ops")).toBool(s.allowTorchOps);
     s.timeoutSeconds = o.value(QStringLiteral("timeout_s")).toDouble(s.timeoutSeconds);
+    s.buildTimeoutSeconds = o.value(QStringLiteral("build_timeout_s")).toDouble(s.buildTimeoutSeconds);
     s.excessiveSpeedup = o.value(QStringLiteral("excessive_speedup")).toDouble(s.excessiveSpeedup);
     s.buildJobs = o.value(QStringLiteral("build_jobs")).toInt(s.buildJobs);
     s.seed = o.value(QStringLiteral("seed")).toString().toULongLong();

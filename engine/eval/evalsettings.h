@@ -19,7 +19,8 @@ struct EvalSettings {
     bool compileBaseline = false;
     QString compileMode = QStringLiteral("default");
     bool allowTorchOps = false;
-    double timeoutSeconds = 300;           // whole harness process, build included
+    double timeoutSeconds = 300;           // evaluation phase (correctness + timing) of one attempt
+    double buildTimeoutSeconds = 900;      // static check + build phase of one attempt
     double excessiveSpeedup = 10.0;        // above this vs eager an attempt is suspicious
     int buildJobs = 2;                     // parallel builds
     quint64 seed = 0;                      // secret per-run seed; 0 = draw one at run creation

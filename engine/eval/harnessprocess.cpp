@@ -141,7 +141,7 @@ void HarnessProcess::onFinished(int exitCode, QProcess::ExitStatus status)
     out.stdoutTail = tail(m_process.readAllStandardOutput());
     out.stderrTail = tail(m_process.readAllStandardError());
     if (m_timedOut) {
-        out.error = QStringLiteral("the evaluation did not finish within %1 s and was killed")
+        out.error = QStringLiteral("did not finish within %1 s and was killed")
                         .arg(m_timer.interval() / 1000.0, 0, 'f', 0);
     } else if (out.crashed) {
         // QProcess reports the signal number as the exit code of a crash.

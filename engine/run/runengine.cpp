@@ -310,7 +310,7 @@ void RunEngine::startBuild(const std::shared_ptr<Job>& job)
         onPhaseFinished(job, true, outcome);
     });
     proc->start({QStringLiteral("evaluate"), QStringLiteral("--request"), req, QStringLiteral("--result"), res},
-                job->dir, static_cast<int>(m_settings.timeoutSeconds * 1000));
+                job->dir, static_cast<int>(m_settings.buildTimeoutSeconds * 1000));
     emitProgress();
 }
 
@@ -344,10 +344,11 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
     QFile f(resultPath);
     const bool haveResult = outcome.finished && outcome.exitCode == 0 && f.open(QIODevice::ReadOnly);
     if (!haveResult) {
+        const QString phase = buildPhase ? QStringLiteral("build: ") : QStringLiteral("evaluation: ");
         if (outcome.timedOut)
-            finishWithoutResult(job, QStringLiteral("timeout"), outcome.error);
+            finishWithoutResult(job, QStringLiteral("timeout"), phase + outcome.error);
         else if (outcome.crashed)
-            finishWithoutResult(job, QStringLiteral("runtime_error"), outcome.error);
+            finishWithoutResult(job, QStringLiteral("runtime_error"), phase + outcome.error);
         else
             finishWithoutResult(job, QStringLiteral("harness_error"),
                                 outcome.error.isEmpty() ? QStringLiteral("the harness wrote no result") : outcome.error);

@@ -21,6 +21,7 @@ engine::RunSpec spec(const QStringList& models)
     s.models = models;
     s.settings.device = QStringLiteral("cpu");
     s.settings.timeoutSeconds = 3;
+    s.settings.buildTimeoutSeconds = 3;
     s.settings.buildJobs = 2;
     return s;
 }
@@ -95,6 +96,7 @@ private Q_SLOTS:
         auto s = spec({QStringLiteral("m")});
         s.tasks = {QStringLiteral("t1"), QStringLiteral("t2")};
         s.settings.timeoutSeconds = 1.5;
+        s.settings.buildTimeoutSeconds = 1.5;
         const db::Id run = e.createRun(s);
         QVERIFY(runToEnd(e, run));
         const auto a = byKey(e.database().connection(), run);

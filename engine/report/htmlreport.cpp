@@ -1,0 +1,322 @@
+#include "htmlreport.h"
+
+#include "markdownxhtml.h"
+#include "svgplot.h"
+#include "textformat.h"
+
+#include "metrics/definitions.h"
+#include "metrics/fastp.h"
+#include "metrics/taskresult.h"
+
+#include <QJsonDocument>
+#include <QJsonArray>
+#include <QJsonValue>
+#include <QStringList>
+
+namespace kb::report {
+
+namespace {
+
+const QString kNa = QStringLiteral("n/a");
+
+QString esc(const std::string& s)
+{
+    return xmlEscape(QString::fromStdString(s));
+}
+
+QString pct(double v)
+{
+    return QString::number(v * 100.0, 'f', 1) + QLatin1Char('%');
+}
+
+QString speedup(const std::optional<double>& v)
+{
+    return v ? QString::number(*v, 'f', 2) + QLatin1Char('x') : kNa;
+}
+
+QString levelName(int level)
+{
+    return level == metrics::kOverallLevel ? QStringLiteral("Overall")
+                                           : QStringLiteral("Level %1").arg(level);
+}
+
+QString row(const QStringList& cells, const QString& tag = QStringLiteral("td"))
+{
+    QString r = QStringLiteral("<tr>");
+    for (const auto& c : cells)
+        r += QLatin1Char('<') + tag + QLatin1Char('>') + c + QStringLiteral("</") + tag + QLatin1Char('>');
+    return r + QStringLiteral("</tr>\n");
+}
+
+QString tableOpen()
+{
+    return QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n");
+}
+
+const char* const kStyle = R"(
+body { font-family: sans-serif; font-size: 10pt; margin: 1.5em; color: #222222; }
+table { border-collapse: collapse; margin: 0.5em 0 1em 0; }
+th, td { border: 1px solid #bbbbbb; padding: 2px 6px; text-align: right; }
+th { background: #eeeeee; }
+td.l, th.l { text-align: left; }
+.note { color: #555555; }
+figure { margin: 0.5em 0; }
+)";
+
+QString leaderboardSection(const ReportData& data)
+{
+    const auto& b = data.leaderboard;
+    QString s = QStringLiteral("<section id=\"leaderboard\">\n<h2>Leaderboard</h2>\n");
+    if (b.models.empty())
+        return s + QStringLiteral("<p>No attempts match the selection.</p>\n</section>\n");
+    QStringList head{QStringLiteral("Model"), QStringLiteral("Tasks"), QStringLiteral("Correct"),
+                     QStringLiteral("Pass rate"), QStringLiteral("95% CI")};
+    for (double p : b.pValues)
+        head << QStringLiteral("fast_%1 eager").arg(p);
+    for (double p : b.pValues)
+        head << QStringLiteral("fast_%1 compile").arg(p);
+    head << QStringLiteral("Geomean eager") << QStringLiteral("Geomean compile")
+         << QStringLiteral("Geomean fallback") << QStringLiteral("Median eager")
+         << QStringLiteral("Suspicious") << QStringLiteral("Rejected");
+
+    auto cellRow = [&](const metrics::LeaderboardCell& c) {
+        QStringList r{esc(c.model), QString::number(c.tasks), QString::number(c.correct),
+                      pct(c.passRate),
+                      c.passRateCi ? pct(c.passRateCi->low) + QStringLiteral(" - ") + pct(c.passRateCi->high)
+                                   : kNa};
+        for (double p : b.pValues) {
+            const auto* f = c.fastPAt(p);
+            r << (f ? pct(f->vsEager) : kNa);
+        }
+        for (double p : b.pValues) {
+            const auto* f = c.fastPAt(p);
+            r << (f && f->vsCompile ? pct(*f->vsCompile) : kNa);
+        }
+        r << speedup(c.geomeanEager) << speedup(c.geomeanCompile) << speedup(c.geomeanFallbackEager)
+          << speedup(c.medianEager) << QString::number(c.suspicious) << QString::number(c.rejected);
+        return r;
+    };
+
+    std::vector<int> groups = b.levels;
+    groups.push_back(metrics::kOverallLevel);
+    for (int level : groups) {
+        s += QStringLiteral("<h3>") + levelName(level) + QStringLiteral("</h3>\n");
+        if (level == metrics::kOverallLevel) {
+            QStringList weights;
+            for (int l : b.levels)
+                weights << QStringLiteral("L%1 %2").arg(l).arg(b.levelWeights.at(l));
+            s += QStringLiteral("<p class=\"note\">Weighted over the levels (weights: %1).</p>\n")
+                     .arg(weights.join(QStringLiteral(", ")));
+        }
+        s += tableOpen() + row(head, QStringLiteral("th"));
+        for (const auto& model : b.models) {
+            if (const auto* c = b.find(model, level))
+                s += row(cellRow(*c));
+        }
+        s += QStringLiteral("</table>\n");
+    }
+    return s + QStringLiteral("</section>\n");
+}
+
+QString figure(const ReportPlot& plot, const HtmlOptions& options)
+{
+    QString body = options.imagePlaceholders
+                       ? QStringLiteral("<img src=\"kbplot:%1\" width=\"%2\" height=\"%3\" alt=\"%4\"/>")
+                             .arg(plot.id)
+                             .arg(plot.width)
+                             .arg(plot.height)
+                             .arg(xmlEscape(plot.caption))
+                       : plot.svg;
+    return QStringLiteral("<figure id=\"%1\">%2</figure>\n").arg(plot.id, body);
+}
+
+QString distributionsSection(const ReportData& data, const HtmlOptions& options)
+{
+    QString s = QStringLiteral("<section id=\"distributions\">\n<h2>Speedup distributions</h2>\n"
+                               "<p class=\"note\">Best-of-k speedup vs eager of every correct, timed "
+                               "task, per level, on a log2 axis; the dashed line is 1x. Boxes span the "
+                               "quartiles, whiskers the extremes. The fast_p curves give the share of "
+                               "all tasks of the level that are correct and faster than p.</p>\n");
+    for (const auto& plot : reportPlots(data))
+        s += figure(plot, options);
+    return s + QStringLiteral("</section>\n");
+}
+
+QString tasksSection(const ReportData& data)
+{
+    QString s = QStringLiteral("<section id=\"tasks\">\n<h2>Per-task results</h2>\n"
+                               "<p class=\"note\">One row per model and task (best of k). Attempt "
+                               "ids lead to the stored attempt; * marks the best sample.</p>\n");
+    s += tableOpen()
+         + row({QStringLiteral("Level"), QStringLiteral("Task"), QStringLiteral("Name"),
+                QStringLiteral("Model"), QStringLiteral("Result"), QStringLiteral("Speedup eager"),
+                QStringLiteral("Speedup compile"), QStringLiteral("Scoring / samples"),
+                QStringLiteral("Attempts")},
+               QStringLiteral("th"));
+    std::map<std::pair<int, std::string>, std::string> names;
+    for (const auto& rec : data.attempts)
+        names[{rec.attempt.level, rec.attempt.taskKey}] = rec.attempt.taskName;
+    const auto tasks = metrics::resolveTasks(data.outcomes);
+    // Rows by level, task, model.
+    std::vector<const metrics::TaskResult*> ordered;
+    for (const auto& t : tasks)
+        ordered.push_back(&t);
+    std::stable_sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) {
+        return std::tie(a->level, a->taskId, a->model) < std::tie(b->level, b->taskId, b->model);
+    });
+    for (const auto* t : ordered) {
+        const auto it = data.attemptsByTask.find({t->model, t->level, t->taskId});
+        if (it == data.attemptsByTask.end())
+            continue;
+        bool anyMatch = false;
+        QStringList ids;
+        QStringList verdicts;
+        for (const auto& ref : it->second) {
+            anyMatch = anyMatch || ref.matchesFilter;
+            ids << QStringLiteral("#%1%2").arg(ref.id).arg(
+                ref.sampleIndex == t->bestSampleIndex ? QStringLiteral("*") : QString());
+            const QString v = QString::fromStdString(ref.verdict);
+            if (!verdicts.contains(v))
+                verdicts << v;
+        }
+        if (!anyMatch)
+            continue;
+        QString result = t->correct ? QStringLiteral("correct") : verdicts.join(QStringLiteral(", "));
+        if (!t->correct && t->suspicious > 0)
+            result += QStringLiteral(" (suspicious)");
+        const auto name = names.find({t->level, t->taskId});
+        s += row({QString::number(t->level), esc(t->taskId),
+                  name != names.end() ? esc(name->second) : QString(), esc(t->model),
+                  xmlEscape(result), speedup(t->speedupEager), speedup(t->speedupCompile),
+                  QStringLiteral("%1 / %2").arg(t->correctSamples).arg(t->samples),
+                  ids.join(QLatin1Char(' '))});
+    }
+    return s + QStringLiteral("</table>\n</section>\n");
+}
+
+QString definitionsSection()
+{
+    return QStringLiteral("<section id=\"definitions\">\n<h2>Metric definitions</h2>\n")
+           + markdownToXhtml(QString::fromUtf8(metrics::definitionsMarkdown().data(),
+                                               static_cast<qsizetype>(metrics::definitionsMarkdown().size())))
+           + QStringLiteral("</section>\n");
+}
+
+QString jsonValueText(const QJsonValue& v)
+{
+    if (v.isString())
+        return v.toString();
+    if (v.isBool())
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    if (v.isDouble())
+        return formatNumber(v.toDouble());
+    if (v.isNull() || v.isUndefined())
+        return QStringLiteral("null");
+    return QString::fromUtf8(v.isArray() ? QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact)
+                                         : QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
+}
+
+QString settingsSection(const ReportData& data)
+{
+    QString s = QStringLiteral("<section id=\"settings\">\n<h2>Run settings</h2>\n");
+    const auto& f = data.filter;
+    QStringList levels;
+    for (int l : f.levels)
+        levels << QString::number(l);
+    s += QStringLiteral("<p>Selection: run %1; models %2; levels %3; verdicts %4.</p>\n")
+             .arg(f.runId == 0 ? QStringLiteral("all") : QString::number(f.runId),
+                  f.models.isEmpty() ? QStringLiteral("all") : xmlEscape(f.models.join(QStringLiteral(", "))),
+                  levels.isEmpty() ? QStringLiteral("all") : levels.join(QStringLiteral(", ")),
+                  f.verdicts.isEmpty() ? QStringLiteral("all") : xmlEscape(f.verdicts.join(QStringLiteral(", "))));
+    for (const auto& r : data.runs) {
+        s += QStringLiteral("<h3>Run %1: %2</h3>\n").arg(r.id).arg(esc(r.name));
+        s += tableOpen();
+        s += row({QStringLiteral("suite"), esc(r.suiteName)});
+        s += row({QStringLiteral("mode"), esc(r.mode)});
+        s += row({QStringLiteral("status"), esc(r.status)});
+        s += row({QStringLiteral("created"), esc(r.createdAt)});
+        const auto settings = publicRunSettings(r);
+        for (auto it = settings.begin(); it != settings.end(); ++it)
+            s += row({xmlEscape(it.key()), xmlEscape(jsonValueText(it.value()))});
+        s += QStringLiteral("</table>\n");
+    }
+    return s + QStringLiteral("</section>\n");
+}
+
+QString environmentSection(const ReportData& data)
+{
+    QString s = QStringLiteral("<section id=\"environment\">\n<h2>Hardware and software</h2>\n");
+    s += QStringLiteral("<p>KernelBench Studio %1, Qt %2.</p>\n")
+             .arg(QStringLiteral(KBSTUDIO_VERSION), QString::fromLatin1(qVersion()));
+    if (data.environments.empty())
+        return s + QStringLiteral("<p>No evaluation recorded an environment.</p>\n</section>\n");
+    s += tableOpen()
+         + row({QStringLiteral("Id"), QStringLiteral("Device"), QStringLiteral("Device name"),
+                QStringLiteral("torch"), QStringLiteral("Python"), QStringLiteral("CUDA"),
+                QStringLiteral("Driver"), QStringLiteral("Fingerprint")},
+               QStringLiteral("th"));
+    for (const auto& e : data.environments) {
+        s += row({QString::number(e.id), esc(e.device), esc(e.deviceName), esc(e.torch),
+                  esc(e.python), esc(e.cuda), esc(e.driver), esc(e.fingerprint.substr(0, 12))});
+    }
+    return s + QStringLiteral("</table>\n</section>\n");
+}
+
+} // namespace
+
+std::vector<ReportPlot> reportPlots(const ReportData& data)
+{
+    std::vector<ReportPlot> plots;
+    const auto& b = data.leaderboard;
+    const auto tasks = metrics::resolveTasks(data.outcomes);
+    for (int level : b.levels) {
+        std::vector<SpeedupGroup> groups;
+        std::vector<Curve> curves;
+        for (const auto& model : b.models) {
+            SpeedupGroup g{QString::fromStdString(model), {}};
+            for (const auto& t : tasks) {
+                if (t.model == model && t.level == level && t.correct && t.speedupEager)
+                    g.values.push_back(*t.speedupEager);
+            }
+            groups.push_back(std::move(g));
+            std::vector<metrics::AttemptOutcome> outcomes;
+            for (const auto& o : data.outcomes) {
+                if (o.model == model && o.level == level)
+                    outcomes.push_back(o);
+            }
+            const auto total = b.tasksPerLevel.count(level) ? std::optional<int>(b.tasksPerLevel.at(level))
+                                                            : std::nullopt;
+            curves.push_back({QString::fromStdString(model),
+                              metrics::fastPCurve(outcomes, metrics::Baseline::Eager, 0.0, 3.0, 61, total)});
+        }
+        const QString dist = QStringLiteral("Level %1: speedup vs eager per task").arg(level);
+        plots.push_back({QStringLiteral("speedups-L%1").arg(level), dist,
+                         speedupDistributionSvg(dist, groups), 640, 300});
+        const QString fp = QStringLiteral("Level %1: fast_p vs eager").arg(level);
+        plots.push_back({QStringLiteral("fastp-L%1").arg(level), fp, fastPCurveSvg(fp, curves), 640, 300});
+    }
+    return plots;
+}
+
+QString htmlReport(const ReportData& data, const HtmlOptions& options)
+{
+    QString html;
+    if (!options.imagePlaceholders)
+        html += QStringLiteral("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n");
+    html += QStringLiteral("<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+                           "<meta charset=\"UTF-8\"/>\n<title>%1</title>\n<style>%2</style>\n"
+                           "</head>\n<body>\n<h1>%1</h1>\n")
+                .arg(xmlEscape(options.title), QString::fromLatin1(kStyle));
+    if (!options.generatedAt.isEmpty())
+        html += QStringLiteral("<p class=\"note\">Generated %1.</p>\n").arg(xmlEscape(options.generatedAt));
+    html += leaderboardSection(data);
+    html += distributionsSection(data, options);
+    html += tasksSection(data);
+    html += definitionsSection();
+    html += settingsSection(data);
+    html += environmentSection(data);
+    html += QStringLiteral("</body>\n</html>\n");
+    return html;
+}
+
+} // namespace kb::report

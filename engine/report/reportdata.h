@@ -1,0 +1,111 @@
+#pragma once
+// A filtered, read-only snapshot of what the exports and reports need, loaded from the database
+// in a few queries: attempts with their latest evaluation and timing, the environments they ran
+// in, the runs' settings and the leaderboard.
+
+#include "../metrics/leaderboard.h"
+#include "../metrics/outcome.h"
+
+#include "db/records.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace kb::db {
+class Connection;
+}
+
+namespace kb::report {
+
+// Which attempts an export holds. Empty lists select everything.
+struct ExportFilter {
+    db::Id runId = 0; // 0: every run in the database
+    QStringList models;
+    QList<int> levels;
+    QStringList verdicts; // stored verdict names (correct, build_error, ...)
+};
+
+// The stored verdict names a --verdicts filter accepts.
+QStringList storedVerdictNames();
+
+// One timing series; series.samplesMs is filled only when the samples were loaded.
+struct SeriesSummary {
+    db::TimingSeriesRow series;
+    int sampleCount = 0;
+};
+
+// The latest evaluation of one attempt, as far as exports use it.
+struct EvaluationSummary {
+    db::Id id = 0;
+    std::optional<db::Id> environmentId;
+    bool correctnessPassed = false;
+    int trials = 0;
+    int trialsPassed = 0;
+    std::optional<double> maxAbsError;
+    std::optional<double> maxRelError;
+    double harnessSeconds = 0;
+    std::string buildStatus; // empty when no build was recorded
+    std::optional<double> buildSeconds;
+    std::optional<SeriesSummary> candidate;
+    std::optional<SeriesSummary> eager;
+    std::optional<SeriesSummary> compile;
+};
+
+struct AttemptRecord {
+    db::AttemptRow attempt;
+    std::optional<EvaluationSummary> evaluation;
+    std::vector<db::FindingRow> findings;
+    metrics::AttemptOutcome outcome; // what the metrics see (review applied)
+    bool scores = false;             // counts as a correct sample in the metrics
+};
+
+// Enough of an attempt to point at it from a per-task row.
+struct TaskAttemptRef {
+    db::Id id = 0;
+    int sampleIndex = 0;
+    std::string verdict;
+    bool matchesFilter = true; // passes the verdict filter
+};
+
+struct ReportData {
+    ExportFilter filter;
+    std::vector<db::RunRow> runs;           // the runs the snapshot covers, by id
+    std::vector<AttemptRecord> attempts;    // model/level/verdict filtered, in export order
+    std::vector<db::EnvironmentRow> environments; // used by the attempts, by id
+    // Metrics are computed over every attempt of the selected models and levels; the verdict
+    // filter selects rows only (a verdict filter would falsify every rate).
+    std::vector<metrics::AttemptOutcome> outcomes;
+    std::map<int, int> tasksPerLevel; // task count per selected level, over all models
+    metrics::Leaderboard leaderboard;
+    // Attempts per (model, level, task key), over the same attempts as the metrics, by sample.
+    std::map<std::tuple<std::string, int, std::string>, std::vector<TaskAttemptRef>> attemptsByTask;
+
+    bool timingSamplesLoaded = false; // SeriesSummary::series.samplesMs are filled
+
+    const db::EnvironmentRow* environment(db::Id id) const;
+    const AttemptRecord* attemptById(db::Id id) const;
+};
+
+// A run's stored settings as reports show them: the secret per-run seed is left out (a
+// published seed would let the next model be tuned against the exact inputs).
+QJsonObject publicRunSettings(const db::RunRow& run);
+
+struct LoadOptions {
+    bool timingSamples = false; // load every timing sample (samples exports, JSON)
+};
+
+// Loads the snapshot. Throws engine::Error with a readable message for an unknown run, a model
+// that is not in the selected runs, a level outside 1..4 or an unknown verdict name, and
+// db::Error for database failures.
+ReportData loadReportData(db::Connection& conn, const ExportFilter& filter,
+                          const LoadOptions& options = {});
+
+} // namespace kb::report
