@@ -1,4 +1,5 @@
 #include "clioptions.h"
+#include "exportcommand.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -11,6 +12,8 @@ Commands:
   status   Show the runs in a database and their progress
   report   Print the leaderboard of a run (or of every run)
   suite    Import a task suite: suite import DIR --db FILE
+  export   Write a report or export: --format html|pdf|markdown|csv|json|samples-csv|kernelbench --out FILE
+  baselines  Import KernelBench's published baseline timings: baselines import DIR
 
 Options common to all commands:
   --db FILE   the database (created when missing)
@@ -21,7 +24,7 @@ Options common to all commands:
 
 int main(int argc, char** argv)
 {
-    QCoreApplication app(argc, argv);
+    const auto app = kb::cli::createApplication(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("kbstudio-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(KBSTUDIO_VERSION));
     QStringList args = QCoreApplication::arguments();
@@ -43,5 +46,9 @@ int main(int argc, char** argv)
         return kb::cli::reportCommand(args);
     if (command == QLatin1String("suite"))
         return kb::cli::suiteCommand(args);
+    if (command == QLatin1String("export"))
+        return kb::cli::exportCommand(args);
+    if (command == QLatin1String("baselines"))
+        return kb::cli::baselinesCommand(args);
     return kb::cli::fail(QStringLiteral("unknown command '%1'; see kbstudio-cli --help").arg(command), 2);
 }

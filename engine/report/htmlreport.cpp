@@ -50,7 +50,7 @@ QString row(const QStringList& cells, const QString& tag = QStringLiteral("td"))
 
 QString tableOpen()
 {
-    return QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n");
+    return QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\" width=\"100%\">\n");
 }
 
 const char* const kStyle = R"(
@@ -60,7 +60,7 @@ th, td { border: 1px solid #bbbbbb; padding: 2px 6px; text-align: right; }
 th { background: #eeeeee; }
 td.l, th.l { text-align: left; }
 .note { color: #555555; }
-figure { margin: 0.5em 0; }
+.figure { margin: 0.5em 0; }
 )";
 
 QString leaderboardSection(const ReportData& data)
@@ -118,16 +118,21 @@ QString leaderboardSection(const ReportData& data)
     return s + QStringLiteral("</section>\n");
 }
 
-QString figure(const ReportPlot& plot, const HtmlOptions& options)
+QString figure(const ReportPlot& plot)
 {
-    QString body = options.imagePlaceholders
-                       ? QStringLiteral("<img src=\"kbplot:%1\" width=\"%2\" height=\"%3\" alt=\"%4\"/>")
-                             .arg(plot.id)
-                             .arg(plot.width)
-                             .arg(plot.height)
-                             .arg(xmlEscape(plot.caption))
-                       : plot.svg;
-    return QStringLiteral("<figure id=\"%1\">%2</figure>\n").arg(plot.id, body);
+    return QStringLiteral("<div class=\"figure\" id=\"%1\">%2</div>\n").arg(plot.id, plot.svg);
+}
+
+// For QTextDocument: a placeholder image, scaled so that a level's two charts share a line of
+// a landscape page.
+QString placeholder(const ReportPlot& plot)
+{
+    constexpr double scale = 0.65;
+    return QStringLiteral("<img src=\"kbplot:%1\" width=\"%2\" height=\"%3\" alt=\"%4\"/>")
+        .arg(plot.id)
+        .arg(qRound(plot.width * scale))
+        .arg(qRound(plot.height * scale))
+        .arg(xmlEscape(plot.caption));
 }
 
 QString distributionsSection(const ReportData& data, const HtmlOptions& options)
@@ -137,8 +142,20 @@ QString distributionsSection(const ReportData& data, const HtmlOptions& options)
                                "task, per level, on a log2 axis; the dashed line is 1x. Boxes span the "
                                "quartiles, whiskers the extremes. The fast_p curves give the share of "
                                "all tasks of the level that are correct and faster than p.</p>\n");
-    for (const auto& plot : reportPlots(data))
-        s += figure(plot, options);
+    const auto plots = reportPlots(data);
+    if (!options.imagePlaceholders) {
+        for (const auto& plot : plots)
+            s += figure(plot);
+    } else {
+        // One block per level (its distribution and its fast_p curve side by side); QTextDocument
+        // treats <figure> as inline, so blocks are paragraphs.
+        for (size_t i = 0; i < plots.size(); i += 2) {
+            s += QStringLiteral("<p>") + placeholder(plots[i]);
+            if (i + 1 < plots.size())
+                s += QStringLiteral(" ") + placeholder(plots[i + 1]);
+            s += QStringLiteral("</p>\n");
+        }
+    }
     return s + QStringLiteral("</section>\n");
 }
 
@@ -183,7 +200,9 @@ QString tasksSection(const ReportData& data)
             continue;
         QString result = t->correct ? QStringLiteral("correct") : verdicts.join(QStringLiteral(", "));
         if (!t->correct && t->suspicious > 0)
-            result += QStringLiteral(" (suspicious)");
+            result += QStringLiteral(" (suspicious, not scored)");
+        else if (!t->correct && t->rejected > 0 && !verdicts.contains(QStringLiteral("rejected")))
+            result += QStringLiteral(" (rejected on review)");
         const auto name = names.find({t->level, t->taskId});
         s += row({QString::number(t->level), esc(t->taskId),
                   name != names.end() ? esc(name->second) : QString(), esc(t->model),
@@ -196,7 +215,7 @@ QString tasksSection(const ReportData& data)
 
 QString definitionsSection()
 {
-    return QStringLiteral("<section id=\"definitions\">\n<h2>Metric definitions</h2>\n")
+    return QStringLiteral("<section id=\"definitions\">\n<h2>Definitions</h2>\n")
            + markdownToXhtml(QString::fromUtf8(metrics::definitionsMarkdown().data(),
                                                static_cast<qsizetype>(metrics::definitionsMarkdown().size())))
            + QStringLiteral("</section>\n");

@@ -22,15 +22,15 @@ namespace {
 
 QImage rasterise(const ReportPlot& plot)
 {
-    // Twice the nominal size keeps lines sharp at print resolution.
+    // Twice the nominal size keeps lines sharp; the <img> size attributes set the printed size.
     QImage image(plot.width * 2, plot.height * 2, QImage::Format_ARGB32_Premultiplied);
     image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
 #ifdef KBSTUDIO_PDF_HAS_SVG
     QSvgRenderer renderer(plot.svg.toUtf8());
-    QPainter painter(&image);
     renderer.render(&painter);
 #else
-    QPainter painter(&image);
     painter.drawText(image.rect(), Qt::AlignCenter,
                      QStringLiteral("%1\n(chart not available: built without Qt SVG)").arg(plot.caption));
 #endif
