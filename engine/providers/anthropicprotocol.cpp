@@ -8,13 +8,11 @@
 namespace kb::engine {
 namespace {
 
-QJsonObject textBlock(const QString& text)
-{
+QJsonObject textBlock(const QString& text) {
     return {{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), text}};
 }
 
-QJsonArray assistantBlocks(const ChatMessage& m)
-{
+QJsonArray assistantBlocks(const ChatMessage& m) {
     QJsonArray blocks;
     // Thinking goes back only with its signature; the API rejects unsigned thinking.
     if (!m.reasoning.isEmpty() && !m.reasoningSignature.isEmpty())
@@ -31,8 +29,7 @@ QJsonArray assistantBlocks(const ChatMessage& m)
     return blocks;
 }
 
-QJsonObject toolResultBlock(const ChatMessage& m)
-{
+QJsonObject toolResultBlock(const ChatMessage& m) {
     QJsonObject b{{QStringLiteral("type"), QStringLiteral("tool_result")},
                   {QStringLiteral("tool_use_id"), m.toolCallId},
                   {QStringLiteral("content"), m.content}};
@@ -41,8 +38,7 @@ QJsonObject toolResultBlock(const ChatMessage& m)
     return b;
 }
 
-QJsonValue encodeToolChoice(const ToolChoice& choice)
-{
+QJsonValue encodeToolChoice(const ToolChoice& choice) {
     switch (choice.mode) {
     case ToolChoice::Auto:
         return QJsonObject{{QStringLiteral("type"), QStringLiteral("auto")}};
@@ -59,10 +55,9 @@ QJsonValue encodeToolChoice(const ToolChoice& choice)
 
 } // namespace
 
-StopReason AnthropicProtocol::mapStopReason(const QString& reason)
-{
-    if (reason == QLatin1String("max_tokens")
-        || reason == QLatin1String("model_context_window_exceeded"))
+StopReason AnthropicProtocol::mapStopReason(const QString& reason) {
+    if (reason == QLatin1String("max_tokens") ||
+        reason == QLatin1String("model_context_window_exceeded"))
         return StopReason::MaxTokens;
     if (reason == QLatin1String("tool_use"))
         return StopReason::ToolUse;
@@ -73,8 +68,7 @@ StopReason AnthropicProtocol::mapStopReason(const QString& reason)
     return StopReason::EndTurn; // "end_turn", "stop_sequence", and anything new
 }
 
-void AnthropicProtocol::mergeUsage(const QJsonObject& usage, TokenUsage* into)
-{
+void AnthropicProtocol::mergeUsage(const QJsonObject& usage, TokenUsage* into) {
     // message_delta repeats the counts it knows, cumulatively; a missing field keeps its value.
     const auto read = [&](const char* key, qint64 current) {
         const auto v = usage.value(QLatin1String(key));
@@ -82,16 +76,15 @@ void AnthropicProtocol::mergeUsage(const QJsonObject& usage, TokenUsage* into)
     };
     const qint64 cacheRead = read("cache_read_input_tokens", into->cacheReadTokens);
     const qint64 cacheWrite = read("cache_creation_input_tokens", into->cacheWriteTokens);
-    const qint64 uncached = read("input_tokens",
-                                 into->inputTokens - into->cacheReadTokens - into->cacheWriteTokens);
+    const qint64 uncached =
+        read("input_tokens", into->inputTokens - into->cacheReadTokens - into->cacheWriteTokens);
     into->cacheReadTokens = cacheRead;
     into->cacheWriteTokens = cacheWrite;
     into->inputTokens = uncached + cacheRead + cacheWrite;
     into->outputTokens = read("output_tokens", into->outputTokens);
 }
 
-QJsonObject AnthropicProtocol::encodeBody(const ChatRequest& request) const
-{
+QJsonObject AnthropicProtocol::encodeBody(const ChatRequest& request) const {
     QStringList system;
     QJsonArray messages;
     // The API wants tool results in the user turn that follows the tool calls, so consecutive
@@ -101,9 +94,9 @@ QJsonObject AnthropicProtocol::encodeBody(const ChatRequest& request) const
         if (pendingUser.isEmpty())
             return;
         QJsonValue content = pendingUser;
-        if (pendingUser.size() == 1
-            && pendingUser.at(0).toObject().value(QStringLiteral("type")).toString()
-                   == QLatin1String("text"))
+        if (pendingUser.size() == 1 &&
+            pendingUser.at(0).toObject().value(QStringLiteral("type")).toString() ==
+                QLatin1String("text"))
             content = pendingUser.at(0).toObject().value(QStringLiteral("text"));
         messages.append(QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
                                     {QStringLiteral("content"), content}});
@@ -155,28 +148,26 @@ QJsonObject AnthropicProtocol::encodeBody(const ChatRequest& request) const
     return body;
 }
 
-HttpHeaders AnthropicProtocol::headers(const QString& apiKey) const
-{
+HttpHeaders AnthropicProtocol::headers(const QString& apiKey) const {
     HttpHeaders h{{"Content-Type", "application/json"}, {"anthropic-version", m_options.version}};
     if (!apiKey.isEmpty())
-        h.append({"x-api-key", apiKey.toUtf8()});
+        h.emplaceBack("x-api-key", apiKey.toUtf8());
     return h;
 }
 
-HttpRequestSpec AnthropicProtocol::chatRequest(const ChatRequest& request, const QString& apiKey) const
-{
+HttpRequestSpec AnthropicProtocol::chatRequest(const ChatRequest& request,
+                                               const QString& apiKey) const {
     HttpRequestSpec spec;
     spec.path = QStringLiteral("v1/messages");
     spec.headers = headers(apiKey);
     spec.streamBody = request.stream;
     if (request.stream)
-        spec.headers.append({"Accept", "text/event-stream"});
+        spec.headers.emplaceBack("Accept", "text/event-stream");
     spec.body = QJsonDocument(encodeBody(request)).toJson(QJsonDocument::Compact);
     return spec;
 }
 
-HttpRequestSpec AnthropicProtocol::modelsRequest(const QString& apiKey) const
-{
+HttpRequestSpec AnthropicProtocol::modelsRequest(const QString& apiKey) const {
     HttpRequestSpec spec;
     spec.method = "GET";
     spec.path = QStringLiteral("v1/models?limit=1000");
@@ -184,19 +175,20 @@ HttpRequestSpec AnthropicProtocol::modelsRequest(const QString& apiKey) const
     return spec;
 }
 
-bool AnthropicProtocol::decodeChat(const QByteArray& body, ChatResponse* out, ProviderError* error) const
-{
+bool AnthropicProtocol::decodeChat(const QByteArray& body, ChatResponse* out,
+                                   ProviderError* error) const {
     QJsonParseError perr{};
     const auto doc = QJsonDocument::fromJson(body, &perr);
     if (perr.error != QJsonParseError::NoError || !doc.isObject()) {
-        error->message = QStringLiteral("the provider's reply is not valid JSON (%1)")
-                             .arg(perr.error != QJsonParseError::NoError ? perr.errorString()
-                                                                         : QStringLiteral("not an object"));
+        error->message =
+            QStringLiteral("the provider's reply is not valid JSON (%1)")
+                .arg(perr.error != QJsonParseError::NoError ? perr.errorString()
+                                                            : QStringLiteral("not an object"));
         return false;
     }
     const auto root = doc.object();
-    if (root.value(QStringLiteral("type")).toString() == QLatin1String("error")
-        || !root.value(QStringLiteral("content")).isArray()) {
+    if (root.value(QStringLiteral("type")).toString() == QLatin1String("error") ||
+        !root.value(QStringLiteral("content")).isArray()) {
         const ErrorBody e = parseErrorBody(body);
         error->message = e.message.isEmpty()
                              ? QStringLiteral("the provider's reply has no content list")
@@ -216,10 +208,11 @@ bool AnthropicProtocol::decodeChat(const QByteArray& body, ChatResponse* out, Pr
             r.reasoning += b.value(QStringLiteral("thinking")).toString();
             r.reasoningSignature = b.value(QStringLiteral("signature")).toString();
         } else if (type == QLatin1String("tool_use")) {
-            r.toolCalls.append({b.value(QStringLiteral("id")).toString(),
-                                b.value(QStringLiteral("name")).toString(),
-                                QString::fromUtf8(QJsonDocument(b.value(QStringLiteral("input")).toObject())
-                                                      .toJson(QJsonDocument::Compact))});
+            r.toolCalls.append(
+                {b.value(QStringLiteral("id")).toString(),
+                 b.value(QStringLiteral("name")).toString(),
+                 QString::fromUtf8(QJsonDocument(b.value(QStringLiteral("input")).toObject())
+                                       .toJson(QJsonDocument::Compact))});
         }
     }
     r.providerStopReason = root.value(QStringLiteral("stop_reason")).toString();
@@ -229,13 +222,12 @@ bool AnthropicProtocol::decodeChat(const QByteArray& body, ChatResponse* out, Pr
     return true;
 }
 
-std::unique_ptr<StreamAggregator> AnthropicProtocol::newStreamAggregator() const
-{
+std::unique_ptr<StreamAggregator> AnthropicProtocol::newStreamAggregator() const {
     return std::make_unique<AnthropicStreamAggregator>();
 }
 
-bool AnthropicProtocol::decodeModels(const QByteArray& body, QList<ModelInfo>* out, QString* error) const
-{
+bool AnthropicProtocol::decodeModels(const QByteArray& body, QList<ModelInfo>* out,
+                                     QString* error) const {
     const auto doc = QJsonDocument::fromJson(body);
     if (!doc.isObject() || !doc.object().value(QStringLiteral("data")).isArray()) {
         *error = QStringLiteral("the model list is not valid JSON with a \"data\" list");

@@ -14,9 +14,7 @@ struct AnthropicOptions {
 class AnthropicProtocol : public ProviderProtocol {
 public:
     explicit AnthropicProtocol(AnthropicOptions options = {})
-        : m_options(std::move(options))
-    {
-    }
+        : m_options(std::move(options)) {}
     QString name() const override { return QStringLiteral("anthropic"); }
     HttpRequestSpec chatRequest(const ChatRequest& request, const QString& apiKey) const override;
     HttpRequestSpec modelsRequest(const QString& apiKey) const override;

@@ -7,15 +7,13 @@
 
 namespace kb::engine {
 
-void AnthropicStreamAggregator::fail(const QString& message, bool transient, const QString& type)
-{
+void AnthropicStreamAggregator::fail(const QString& message, bool transient, const QString& type) {
     m_error.message = message;
     m_error.transient = transient;
     m_error.providerType = type;
 }
 
-StreamStep AnthropicStreamAggregator::feed(const SseEvent& event)
-{
+StreamStep AnthropicStreamAggregator::feed(const SseEvent& event) {
     StreamStep step;
     if (m_stopped || !m_error.message.isEmpty())
         return step;
@@ -36,14 +34,15 @@ StreamStep AnthropicStreamAggregator::feed(const SseEvent& event)
         const auto msg = o.value(QStringLiteral("message")).toObject();
         m_response.id = msg.value(QStringLiteral("id")).toString();
         m_response.model = msg.value(QStringLiteral("model")).toString();
-        AnthropicProtocol::mergeUsage(msg.value(QStringLiteral("usage")).toObject(), &m_response.usage);
+        AnthropicProtocol::mergeUsage(msg.value(QStringLiteral("usage")).toObject(),
+                                      &m_response.usage);
     } else if (type == QLatin1String("content_block_start")) {
         const int index = o.value(QStringLiteral("index")).toInt();
         const auto cb = o.value(QStringLiteral("content_block")).toObject();
         Block& b = m_blocks[index];
         b.type = cb.value(QStringLiteral("type")).toString();
         b.text = cb.value(b.type == QLatin1String("thinking") ? QStringLiteral("thinking")
-                                                               : QStringLiteral("text"))
+                                                              : QStringLiteral("text"))
                      .toString();
         b.toolId = cb.value(QStringLiteral("id")).toString();
         b.toolName = cb.value(QStringLiteral("name")).toString();
@@ -70,14 +69,15 @@ StreamStep AnthropicStreamAggregator::feed(const SseEvent& event)
         const auto delta = o.value(QStringLiteral("delta")).toObject();
         if (delta.value(QStringLiteral("stop_reason")).isString())
             m_response.providerStopReason = delta.value(QStringLiteral("stop_reason")).toString();
-        AnthropicProtocol::mergeUsage(o.value(QStringLiteral("usage")).toObject(), &m_response.usage);
+        AnthropicProtocol::mergeUsage(o.value(QStringLiteral("usage")).toObject(),
+                                      &m_response.usage);
     } else if (type == QLatin1String("message_stop")) {
         m_stopped = true;
     } else if (type == QLatin1String("error")) {
         const ErrorBody e = parseErrorBody(event.data);
         // overloaded_error and api_error mid-stream are the provider's trouble, not ours.
-        const bool transient = e.type == QLatin1String("overloaded_error")
-                               || e.type == QLatin1String("api_error");
+        const bool transient =
+            e.type == QLatin1String("overloaded_error") || e.type == QLatin1String("api_error");
         fail(QStringLiteral("the provider reported an error in the stream: %1")
                  .arg(e.message.isEmpty() ? e.type : e.message),
              transient, e.type);
@@ -86,8 +86,7 @@ StreamStep AnthropicStreamAggregator::feed(const SseEvent& event)
     return step;
 }
 
-ChatResponse AnthropicStreamAggregator::result() const
-{
+ChatResponse AnthropicStreamAggregator::result() const {
     ChatResponse r = m_response;
     for (const auto& [index, b] : m_blocks) {
         if (b.type == QLatin1String("text")) {

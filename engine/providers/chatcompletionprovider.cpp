@@ -7,17 +7,13 @@ namespace kb::engine {
 
 ChatCompletionProvider::ChatCompletionProvider(ChatClient* client, ChatCompletionSettings settings)
     : m_client(client)
-    , m_settings(std::move(settings))
-{
-}
+    , m_settings(std::move(settings)) {}
 
-QString ChatCompletionProvider::kind() const
-{
+QString ChatCompletionProvider::kind() const {
     return m_client ? m_client->kind() : QString();
 }
 
-GenerationResult ChatCompletionProvider::generate(const GenerationRequest& request)
-{
+GenerationResult ChatCompletionProvider::generate(const GenerationRequest& request) {
     GenerationResult out;
     out.prompt = request.prompt;
     if (!m_client) {
@@ -70,8 +66,9 @@ GenerationResult ChatCompletionProvider::generate(const GenerationRequest& reque
     if (!done) {
         if (m_client)
             m_client->cancel(id);
-        out.error = m_client ? QStringLiteral("no answer within %1 s").arg(m_settings.timeoutMs / 1000.0)
-                             : QStringLiteral("the chat provider was destroyed during the request");
+        out.error = m_client
+                        ? QStringLiteral("no answer within %1 s").arg(m_settings.timeoutMs / 1000.0)
+                        : QStringLiteral("the chat provider was destroyed during the request");
         out.transient = true;
     }
     QObject::disconnect(c1);

@@ -7,7 +7,6 @@
 #include "provider.h"
 
 #include <QPointer>
-
 #include <optional>
 
 namespace kb::engine {

@@ -22,13 +22,11 @@ struct ChatProvider::Pending {
 
 namespace {
 
-double elapsedMs(const QElapsedTimer& t)
-{
+double elapsedMs(const QElapsedTimer& t) {
     return static_cast<double>(t.nsecsElapsed()) / 1e6;
 }
 
-std::unique_ptr<ProviderProtocol> makeProtocol(const ProviderConfig& c)
-{
+std::unique_ptr<ProviderProtocol> makeProtocol(const ProviderConfig& c) {
     if (c.kind == ProviderKind::Anthropic)
         return std::make_unique<AnthropicProtocol>(c.anthropic);
     return std::make_unique<OpenAiProtocol>(c.openAi);
@@ -40,25 +38,20 @@ ChatProvider::ChatProvider(ProviderConfig config, QObject* parent)
     : ChatClient(parent)
     , m_config(std::move(config))
     , m_protocol(makeProtocol(m_config))
-    , m_transport(new HttpTransport(m_config.baseUrl, m_config.transport,
-                                    RetryPolicy(m_config.transport.retry, m_config.clock,
-                                                m_config.random),
-                                    this))
-    , m_limiter(m_config.maxConcurrent, m_config.tokenBudget)
-{
-}
+    , m_transport(new HttpTransport(
+          m_config.baseUrl, m_config.transport,
+          RetryPolicy(m_config.transport.retry, m_config.clock, m_config.random), this))
+    , m_limiter(m_config.maxConcurrent, m_config.tokenBudget) {}
 
 ChatProvider::~ChatProvider() = default;
 
-HttpRequestSpec ChatProvider::withExtraHeaders(HttpRequestSpec spec) const
-{
+HttpRequestSpec ChatProvider::withExtraHeaders(HttpRequestSpec spec) const {
     for (const auto& h : m_config.extraHeaders)
         spec.headers.append(h);
     return spec;
 }
 
-quint64 ChatProvider::send(const ChatRequest& request)
-{
+quint64 ChatProvider::send(const ChatRequest& request) {
     const quint64 id = ++m_nextId;
     auto p = std::make_unique<Pending>();
     p->request = request;
@@ -67,37 +60,38 @@ quint64 ChatProvider::send(const ChatRequest& request)
         id, [this, id] { start(id); },
         [this, id](const QString& reason) {
             ProviderError e;
-            e.message = QStringLiteral("%1: %2").arg(m_config.name.isEmpty() ? kind() : m_config.name,
-                                                     reason);
+            e.message = QStringLiteral("%1: %2").arg(
+                m_config.name.isEmpty() ? kind() : m_config.name, reason);
             failLater(id, e);
         });
     return id;
 }
 
-void ChatProvider::failLater(quint64 id, const ProviderError& error)
-{
+void ChatProvider::failLater(quint64 id, const ProviderError& error) {
     // Never emit from inside send(): the caller has not seen the id yet.
     QMetaObject::invokeMethod(
         this, [this, id, error] { fail(id, error); }, Qt::QueuedConnection);
 }
 
-void ChatProvider::start(quint64 id)
-{
+void ChatProvider::start(quint64 id) {
     auto it = m_pending.find(id);
     if (it == m_pending.end())
         return;
     Pending& p = *it->second;
     p.started = true;
     p.timer.start();
-    const HttpRequestSpec spec = withExtraHeaders(m_protocol->chatRequest(p.request, m_config.apiKey));
+    const HttpRequestSpec spec =
+        withExtraHeaders(m_protocol->chatRequest(p.request, m_config.apiKey));
     p.secrets = secretsOf(spec.headers);
     p.requestBody = redactSecrets(spec.body, p.secrets);
     if (p.request.stream)
         p.aggregator = m_protocol->newStreamAggregator();
     HttpCall* call = m_transport->start(spec);
     p.call = call;
-    connect(call, &HttpCall::chunkReceived, this, [this, id](const QByteArray& b) { onChunk(id, b); });
-    connect(call, &HttpCall::succeeded, this, [this, id](const HttpResult& r) { onSucceeded(id, r); });
+    connect(call, &HttpCall::chunkReceived, this,
+            [this, id](const QByteArray& b) { onChunk(id, b); });
+    connect(call, &HttpCall::succeeded, this,
+            [this, id](const HttpResult& r) { onSucceeded(id, r); });
     connect(call, &HttpCall::failed, this, [this, id](const ProviderError& e) { fail(id, e); });
     connect(call, &HttpCall::retryScheduled, this,
             [this, id](int next, qint64 delayMs, const ProviderError& cause) {
@@ -105,8 +99,7 @@ void ChatProvider::start(quint64 id)
             });
 }
 
-void ChatProvider::onChunk(quint64 id, const QByteArray& bytes)
-{
+void ChatProvider::onChunk(quint64 id, const QByteArray& bytes) {
     auto it = m_pending.find(id);
     if (it == m_pending.end() || !it->second->aggregator)
         return;
@@ -134,8 +127,7 @@ void ChatProvider::onChunk(quint64 id, const QByteArray& bytes)
     }
 }
 
-void ChatProvider::onSucceeded(quint64 id, const HttpResult& result)
-{
+void ChatProvider::onSucceeded(quint64 id, const HttpResult& result) {
     auto it = m_pending.find(id);
     if (it == m_pending.end())
         return;
@@ -165,8 +157,7 @@ void ChatProvider::onSucceeded(quint64 id, const HttpResult& result)
     complete(id, std::move(response));
 }
 
-void ChatProvider::complete(quint64 id, ChatResponse response)
-{
+void ChatProvider::complete(quint64 id, ChatResponse response) {
     auto node = m_pending.extract(id);
     if (node.empty())
         return;
@@ -192,8 +183,7 @@ void ChatProvider::complete(quint64 id, ChatResponse response)
     Q_EMIT finished(id, response);
 }
 
-void ChatProvider::fail(quint64 id, ProviderError error)
-{
+void ChatProvider::fail(quint64 id, ProviderError error) {
     auto node = m_pending.extract(id);
     if (node.empty())
         return;
@@ -213,23 +203,24 @@ void ChatProvider::fail(quint64 id, ProviderError error)
     Q_EMIT failed(id, error);
 }
 
-void ChatProvider::cancel(quint64 id)
-{
+void ChatProvider::cancel(quint64 id) {
     auto it = m_pending.find(id);
     if (it == m_pending.end())
         return;
     ProviderError e;
     e.message = QStringLiteral("cancelled");
-    if (it->second->call)
+    if (it->second->call) {
         it->second->call->abort(e);
-    else
+    } else {
+        m_limiter.cancel(id); // now, so a slot freed before the failure is delivered skips it
         failLater(id, e);
+    }
 }
 
-quint64 ChatProvider::listModels()
-{
+quint64 ChatProvider::listModels() {
     const quint64 id = ++m_nextId;
-    HttpCall* call = m_transport->start(withExtraHeaders(m_protocol->modelsRequest(m_config.apiKey)));
+    HttpCall* call =
+        m_transport->start(withExtraHeaders(m_protocol->modelsRequest(m_config.apiKey)));
     connect(call, &HttpCall::succeeded, this, [this, id](const HttpResult& r) {
         QList<ModelInfo> models;
         QString why;
@@ -250,8 +241,7 @@ quint64 ChatProvider::listModels()
     return id;
 }
 
-quint64 ChatProvider::testConnection(const QString& model)
-{
+quint64 ChatProvider::testConnection(const QString& model) {
     const quint64 listId = listModels();
     const quint64 testId = listId; // the test answers under the listing's id
     auto* guard = new QObject(this);

@@ -11,7 +11,6 @@
 #include "requestlimiter.h"
 
 #include <QUrl>
-
 #include <memory>
 #include <unordered_map>
 
@@ -20,10 +19,10 @@ namespace kb::engine {
 enum class ProviderKind { OpenAiCompatible, Anthropic };
 
 struct ProviderConfig {
-    QString name;        // the user's label
+    QString name; // the user's label
     ProviderKind kind = ProviderKind::OpenAiCompatible;
-    QUrl baseUrl;        // OpenAI-compatible: ends in /v1; Anthropic: the host root
-    QString apiKey;      // from a KeyStore; empty for local servers
+    QUrl baseUrl;             // OpenAI-compatible: ends in /v1; Anthropic: the host root
+    QString apiKey;           // from a KeyStore; empty for local servers
     HttpHeaders extraHeaders; // e.g. anthropic-beta, OpenRouter's HTTP-Referer
     TransportSettings transport;
     int maxConcurrent = 4;  // 0: no limit
@@ -64,7 +63,8 @@ public:
 Q_SIGNALS:
     void modelsListed(quint64 id, const QList<kb::engine::ModelInfo>& models);
     void connectionTested(quint64 id, const kb::engine::ConnectionReport& report);
-    void retrying(quint64 id, int nextAttempt, qint64 delayMs, const kb::engine::ProviderError& cause);
+    void retrying(quint64 id, int nextAttempt, qint64 delayMs,
+                  const kb::engine::ProviderError& cause);
 
 private:
     struct Pending;

@@ -1,7 +1,6 @@
 #include "chattypes.h"
 
 #include <QJsonDocument>
-
 #include <array>
 #include <utility>
 
@@ -25,47 +24,41 @@ constexpr std::array<std::pair<StopReason, const char*>, 7> kStopReasons{{
     {StopReason::Error, "error"},
 }};
 
-QString str(const QJsonObject& o, const char* key)
-{
+QString str(const QJsonObject& o, const char* key) {
     return o.value(QLatin1String(key)).toString();
 }
 
 } // namespace
 
-QString chatRoleName(ChatRole role)
-{
+QString chatRoleName(ChatRole role) {
     for (const auto& [r, name] : kRoles)
         if (r == role)
             return QLatin1String(name);
     return {};
 }
 
-std::optional<ChatRole> chatRoleFromName(const QString& name)
-{
+std::optional<ChatRole> chatRoleFromName(const QString& name) {
     for (const auto& [r, n] : kRoles)
         if (name == QLatin1String(n))
             return r;
     return std::nullopt;
 }
 
-QString stopReasonName(StopReason reason)
-{
+QString stopReasonName(StopReason reason) {
     for (const auto& [r, name] : kStopReasons)
         if (r == reason)
             return QLatin1String(name);
     return {};
 }
 
-std::optional<StopReason> stopReasonFromName(const QString& name)
-{
+std::optional<StopReason> stopReasonFromName(const QString& name) {
     for (const auto& [r, n] : kStopReasons)
         if (name == QLatin1String(n))
             return r;
     return std::nullopt;
 }
 
-QJsonObject ToolCall::arguments(QString* error) const
-{
+QJsonObject ToolCall::arguments(QString* error) const {
     if (argumentsJson.trimmed().isEmpty())
         return {};
     QJsonParseError err{};
@@ -82,31 +75,27 @@ QJsonObject ToolCall::arguments(QString* error) const
     return doc.object();
 }
 
-ChatMessage ChatMessage::system(const QString& text)
-{
+ChatMessage ChatMessage::system(const QString& text) {
     ChatMessage m;
     m.role = ChatRole::System;
     m.content = text;
     return m;
 }
 
-ChatMessage ChatMessage::user(const QString& text)
-{
+ChatMessage ChatMessage::user(const QString& text) {
     ChatMessage m;
     m.content = text;
     return m;
 }
 
-ChatMessage ChatMessage::assistant(const QString& text)
-{
+ChatMessage ChatMessage::assistant(const QString& text) {
     ChatMessage m;
     m.role = ChatRole::Assistant;
     m.content = text;
     return m;
 }
 
-ChatMessage ChatMessage::toolResult(const QString& callId, const QString& text, bool isError)
-{
+ChatMessage ChatMessage::toolResult(const QString& callId, const QString& text, bool isError) {
     ChatMessage m;
     m.role = ChatRole::Tool;
     m.toolCallId = callId;
@@ -115,8 +104,7 @@ ChatMessage ChatMessage::toolResult(const QString& callId, const QString& text, 
     return m;
 }
 
-ChatMessage ChatMessage::fromResponse(const ChatResponse& response)
-{
+ChatMessage ChatMessage::fromResponse(const ChatResponse& response) {
     ChatMessage m;
     m.role = ChatRole::Assistant;
     m.content = response.content;
@@ -126,8 +114,7 @@ ChatMessage ChatMessage::fromResponse(const ChatResponse& response)
     return m;
 }
 
-TokenUsage& TokenUsage::operator+=(const TokenUsage& other)
-{
+TokenUsage& TokenUsage::operator+=(const TokenUsage& other) {
     inputTokens += other.inputTokens;
     outputTokens += other.outputTokens;
     cacheReadTokens += other.cacheReadTokens;
@@ -135,8 +122,7 @@ TokenUsage& TokenUsage::operator+=(const TokenUsage& other)
     return *this;
 }
 
-QJsonObject ChatResponse::toJson() const
-{
+QJsonObject ChatResponse::toJson() const {
     QJsonArray calls;
     for (const auto& c : toolCalls)
         calls.append(QJsonObject{{QStringLiteral("id"), c.id},
@@ -174,8 +160,7 @@ QJsonObject ChatResponse::toJson() const
     return o;
 }
 
-std::optional<ChatResponse> ChatResponse::fromJson(const QJsonObject& o, QString* error)
-{
+std::optional<ChatResponse> ChatResponse::fromJson(const QJsonObject& o, QString* error) {
     ChatResponse r;
     const auto reason = stopReasonFromName(str(o, "stop_reason"));
     if (!reason) {
@@ -210,16 +195,14 @@ std::optional<ChatResponse> ChatResponse::fromJson(const QJsonObject& o, QString
     return r;
 }
 
-QJsonArray transcriptToJson(const QList<ChatResponse>& turns)
-{
+QJsonArray transcriptToJson(const QList<ChatResponse>& turns) {
     QJsonArray a;
     for (const auto& t : turns)
         a.append(t.toJson());
     return a;
 }
 
-std::optional<QList<ChatResponse>> transcriptFromJson(const QByteArray& json, QString* error)
-{
+std::optional<QList<ChatResponse>> transcriptFromJson(const QByteArray& json, QString* error) {
     QJsonParseError err{};
     const auto doc = QJsonDocument::fromJson(json, &err);
     if (err.error != QJsonParseError::NoError) {
@@ -228,8 +211,8 @@ std::optional<QList<ChatResponse>> transcriptFromJson(const QByteArray& json, QS
         return std::nullopt;
     }
     // Either a bare array of turns or an object holding them under "turns".
-    const QJsonArray turns = doc.isArray() ? doc.array()
-                                           : doc.object().value(QStringLiteral("turns")).toArray();
+    const QJsonArray turns =
+        doc.isArray() ? doc.array() : doc.object().value(QStringLiteral("turns")).toArray();
     if (!doc.isArray() && !doc.object().value(QStringLiteral("turns")).isArray()) {
         if (error)
             *error = QStringLiteral("the transcript is neither a list of turns nor an object with "

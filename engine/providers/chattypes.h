@@ -9,7 +9,6 @@
 #include <QList>
 #include <QMetaType>
 #include <QString>
-
 #include <optional>
 
 namespace kb::engine {
@@ -113,7 +112,8 @@ struct ChatResponse {
     QByteArray raw;
 
     QJsonObject toJson() const;
-    static std::optional<ChatResponse> fromJson(const QJsonObject& object, QString* error = nullptr);
+    static std::optional<ChatResponse> fromJson(const QJsonObject& object,
+                                                QString* error = nullptr);
 };
 
 struct ProviderError {

@@ -6,7 +6,6 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QTimer>
-
 #include <climits>
 
 namespace kb::engine {
@@ -15,14 +14,12 @@ Q_LOGGING_CATEGORY(lcProviders, "kb.providers", QtInfoMsg)
 
 namespace {
 
-QString seconds(qint64 ms)
-{
+QString seconds(qint64 ms) {
     return ms % 1000 == 0 ? QString::number(ms / 1000)
                           : QString::number(static_cast<double>(ms) / 1000.0, 'g', 3);
 }
 
-bool isRetryableNetworkError(QNetworkReply::NetworkError e)
-{
+bool isRetryableNetworkError(QNetworkReply::NetworkError e) {
     switch (e) {
     case QNetworkReply::OperationCanceledError:
     case QNetworkReply::SslHandshakeFailedError:
@@ -36,8 +33,7 @@ bool isRetryableNetworkError(QNetworkReply::NetworkError e)
     }
 }
 
-QByteArray headerValue(const HttpHeaders& headers, const QByteArray& name)
-{
+QByteArray headerValue(const HttpHeaders& headers, const QByteArray& name) {
     for (const auto& [k, v] : headers)
         if (k.compare(name, Qt::CaseInsensitive) == 0)
             return v.trimmed().toLower();
@@ -56,16 +52,14 @@ HttpCall::HttpCall(QNetworkAccessManager* nam, const QUrl& url, HttpRequestSpec 
     , m_policy(policy)
     , m_secrets(secretsOf(m_spec.headers))
     , m_silence(new QTimer(this))
-    , m_backoff(new QTimer(this))
-{
+    , m_backoff(new QTimer(this)) {
     m_silence->setSingleShot(true);
     m_backoff->setSingleShot(true);
     connect(m_silence, &QTimer::timeout, this, &HttpCall::onSilence);
     connect(m_backoff, &QTimer::timeout, this, &HttpCall::startAttempt);
 }
 
-HttpCall::~HttpCall()
-{
+HttpCall::~HttpCall() {
     if (m_reply) {
         m_reply->disconnect(this);
         m_reply->abort();
@@ -73,8 +67,7 @@ HttpCall::~HttpCall()
     }
 }
 
-void HttpCall::startAttempt()
-{
+void HttpCall::startAttempt() {
     if (m_done)
         return;
     ++m_attempt;
@@ -84,8 +77,9 @@ void HttpCall::startAttempt()
     for (const auto& [name, value] : m_spec.headers)
         req.setRawHeader(name, value);
     req.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
-    qCDebug(lcProviders).noquote() << m_spec.method << m_url.toString() << "attempt" << m_attempt
-                                   << "headers" << redactedHeaders(m_spec.headers);
+    qCDebug(lcProviders).noquote()
+        << m_spec.method << m_url.toDisplayString(QUrl::RemoveUserInfo | QUrl::RemoveQuery)
+        << "attempt" << m_attempt << "headers" << redactedHeaders(m_spec.headers);
     m_reply = m_nam->sendCustomRequest(req, m_spec.method,
                                        m_spec.method == "GET" ? QByteArray() : m_spec.body);
     connect(m_reply, &QNetworkReply::readyRead, this, &HttpCall::onReadyRead);
@@ -93,8 +87,7 @@ void HttpCall::startAttempt()
     m_silence->start(static_cast<int>(std::min<qint64>(m_settings.timeoutMs, INT_MAX)));
 }
 
-void HttpCall::onReadyRead()
-{
+void HttpCall::onReadyRead() {
     if (!m_reply || m_stopReason)
         return;
     m_silence->start();
@@ -114,8 +107,7 @@ void HttpCall::onReadyRead()
     }
 }
 
-void HttpCall::onSilence()
-{
+void HttpCall::onSilence() {
     ProviderError e;
     e.message = QStringLiteral("request timed out after %1 s without data from the provider")
                     .arg(seconds(m_settings.timeoutMs));
@@ -123,15 +115,13 @@ void HttpCall::onSilence()
     stopReply(e);
 }
 
-void HttpCall::stopReply(const ProviderError& reason)
-{
+void HttpCall::stopReply(const ProviderError& reason) {
     m_stopReason = reason;
     if (m_reply)
         m_reply->abort(); // emits finished: onFinished takes it from there
 }
 
-void HttpCall::abort(const ProviderError& error)
-{
+void HttpCall::abort(const ProviderError& error) {
     if (m_done)
         return;
     if (m_reply) {
@@ -142,8 +132,7 @@ void HttpCall::abort(const ProviderError& error)
     }
 }
 
-void HttpCall::onFinished()
-{
+void HttpCall::onFinished() {
     QNetworkReply* reply = m_reply;
     if (!reply || m_done)
         return;
@@ -156,7 +145,7 @@ void HttpCall::onFinished()
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     HttpHeaders headers;
     for (const auto& [k, v] : reply->rawHeaderPairs())
-        headers.append({k, v});
+        headers.emplaceBack(k, v);
 
     ProviderError error;
     bool retryable = false;
@@ -216,12 +205,12 @@ void HttpCall::onFinished()
         return;
     }
     if (retryable && retryAfter && *retryAfter > m_policy.settings().maxRetryAfterMs)
-        error.message += QStringLiteral(" (the provider asks to wait %1 s)").arg(seconds(*retryAfter));
+        error.message +=
+            QStringLiteral(" (the provider asks to wait %1 s)").arg(seconds(*retryAfter));
     finish(&error, nullptr);
 }
 
-void HttpCall::finish(const ProviderError* error, const HttpResult* result)
-{
+void HttpCall::finish(const ProviderError* error, const HttpResult* result) {
     if (m_done)
         return;
     m_done = true;
@@ -247,21 +236,18 @@ HttpTransport::HttpTransport(const QUrl& baseUrl, const TransportSettings& setti
     , m_nam(new QNetworkAccessManager(this))
     , m_base(baseUrl)
     , m_settings(settings)
-    , m_policy(std::move(policy))
-{
+    , m_policy(std::move(policy)) {
     m_nam->setRedirectPolicy(QNetworkRequest::NoLessSafeRedirectPolicy);
 }
 
-QUrl HttpTransport::urlFor(const QString& path) const
-{
+QUrl HttpTransport::urlFor(const QString& path) const {
     QString base = m_base.toString();
     while (base.endsWith(QLatin1Char('/')))
         base.chop(1);
     return QUrl(QString(base + QLatin1Char('/') + path));
 }
 
-HttpCall* HttpTransport::start(const HttpRequestSpec& spec)
-{
+HttpCall* HttpTransport::start(const HttpRequestSpec& spec) {
     auto* call = new HttpCall(m_nam, urlFor(spec.path), spec, m_settings, m_policy, this);
     // Started from the event loop so the caller can connect first.
     QMetaObject::invokeMethod(call, &HttpCall::startAttempt, Qt::QueuedConnection);

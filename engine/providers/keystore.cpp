@@ -6,40 +6,37 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
-
 #include <cstdio>
 
 namespace kb::engine {
 namespace {
 
 constexpr QFile::Permissions kOwnerOnly = QFile::ReadOwner | QFile::WriteOwner;
-constexpr QFile::Permissions kGroupOrOther = QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup
-                                             | QFile::ReadOther | QFile::WriteOther | QFile::ExeOther;
+constexpr QFile::Permissions kGroupOrOther = QFile::ReadGroup | QFile::WriteGroup |
+                                             QFile::ExeGroup | QFile::ReadOther |
+                                             QFile::WriteOther | QFile::ExeOther;
 
 } // namespace
 
 FileKeyStore::FileKeyStore(QString path)
-    : m_path(std::move(path))
-{
-}
+    : m_path(std::move(path)) {}
 
-QString FileKeyStore::defaultPath()
-{
+QString FileKeyStore::defaultPath() {
     const QString env = qEnvironmentVariable("KBSTUDIO_CONFIG_DIR");
-    const QString dir = env.isEmpty()
-                            ? QString(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation)
-                                      + QStringLiteral("/kbstudio"))
-                            : env;
+    const QString dir =
+        env.isEmpty()
+            ? QString(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
+                      QStringLiteral("/kbstudio"))
+            : env;
     return QString(dir + QStringLiteral("/keys.json"));
 }
 
-QString FileKeyStore::describe() const
-{
-    return QStringLiteral("file %1 (readable by its owner only)").arg(QDir::toNativeSeparators(m_path));
+QString FileKeyStore::describe() const {
+    return QStringLiteral("file %1 (readable by its owner only)")
+        .arg(QDir::toNativeSeparators(m_path));
 }
 
-std::optional<QHash<QString, QString>> FileKeyStore::load(QString* error) const
-{
+std::optional<QHash<QString, QString>> FileKeyStore::load(QString* error) const {
     QHash<QString, QString> keys;
     QFile f(m_path);
     if (!f.exists())
@@ -57,7 +54,8 @@ std::optional<QHash<QString, QString>> FileKeyStore::load(QString* error) const
     if (perr.error != QJsonParseError::NoError || !doc.isObject()) {
         // The message never quotes the file: it holds secrets.
         if (error)
-            *error = QStringLiteral("the key file %1 is not valid JSON; fix or remove it").arg(m_path);
+            *error =
+                QStringLiteral("the key file %1 is not valid JSON; fix or remove it").arg(m_path);
         return std::nullopt;
     }
     const auto obj = doc.object().value(QStringLiteral("keys")).toObject();
@@ -66,8 +64,7 @@ std::optional<QHash<QString, QString>> FileKeyStore::load(QString* error) const
     return keys;
 }
 
-bool FileKeyStore::save(const QHash<QString, QString>& keys, QString* error) const
-{
+bool FileKeyStore::save(const QHash<QString, QString>& keys, QString* error) const {
     const QFileInfo info(m_path);
     QDir dir = info.absoluteDir();
     if (!dir.exists()) {
@@ -102,8 +99,9 @@ bool FileKeyStore::save(const QHash<QString, QString>& keys, QString* error) con
     }
     f.close();
     // std::rename replaces the old file atomically on POSIX; elsewhere remove it first.
-    if (std::rename(QFile::encodeName(tmp).constData(), QFile::encodeName(m_path).constData()) != 0
-        && !(QFile::remove(m_path) && QFile::rename(tmp, m_path))) {
+    if (std::rename(QFile::encodeName(tmp).constData(), QFile::encodeName(m_path).constData()) !=
+            0 &&
+        !(QFile::remove(m_path) && QFile::rename(tmp, m_path))) {
         if (error)
             *error = QStringLiteral("cannot replace the key file %1").arg(m_path);
         QFile::remove(tmp);
@@ -112,16 +110,14 @@ bool FileKeyStore::save(const QHash<QString, QString>& keys, QString* error) con
     return true;
 }
 
-std::optional<QString> FileKeyStore::readKey(const QString& name, QString* error) const
-{
+std::optional<QString> FileKeyStore::readKey(const QString& name, QString* error) const {
     const auto keys = load(error);
     if (!keys || !keys->contains(name))
         return std::nullopt;
     return keys->value(name);
 }
 
-bool FileKeyStore::writeKey(const QString& name, const QString& key, QString* error)
-{
+bool FileKeyStore::writeKey(const QString& name, const QString& key, QString* error) {
     auto keys = load(error);
     if (!keys)
         return false;
@@ -129,8 +125,7 @@ bool FileKeyStore::writeKey(const QString& name, const QString& key, QString* er
     return save(*keys, error);
 }
 
-bool FileKeyStore::removeKey(const QString& name, QString* error)
-{
+bool FileKeyStore::removeKey(const QString& name, QString* error) {
     auto keys = load(error);
     if (!keys)
         return false;
@@ -139,22 +134,19 @@ bool FileKeyStore::removeKey(const QString& name, QString* error)
     return save(*keys, error);
 }
 
-std::optional<QString> MemoryKeyStore::readKey(const QString& name, QString*) const
-{
+std::optional<QString> MemoryKeyStore::readKey(const QString& name, QString*) const {
     const auto it = m_keys.constFind(name);
     if (it == m_keys.constEnd())
         return std::nullopt;
     return *it;
 }
 
-bool MemoryKeyStore::writeKey(const QString& name, const QString& key, QString*)
-{
+bool MemoryKeyStore::writeKey(const QString& name, const QString& key, QString*) {
     m_keys.insert(name, key);
     return true;
 }
 
-bool MemoryKeyStore::removeKey(const QString& name, QString*)
-{
+bool MemoryKeyStore::removeKey(const QString& name, QString*) {
     m_keys.remove(name);
     return true;
 }

@@ -8,8 +8,7 @@
 namespace kb::engine {
 namespace {
 
-QJsonObject encodeMessage(const ChatMessage& m)
-{
+QJsonObject encodeMessage(const ChatMessage& m) {
     QJsonObject o{{QStringLiteral("role"), chatRoleName(m.role)}};
     if (m.role == ChatRole::Tool) {
         o.insert(QStringLiteral("tool_call_id"), m.toolCallId);
@@ -19,13 +18,13 @@ QJsonObject encodeMessage(const ChatMessage& m)
     if (m.role == ChatRole::Assistant && !m.toolCalls.isEmpty()) {
         QJsonArray calls;
         for (const auto& c : m.toolCalls) {
-            calls.append(QJsonObject{
-                {QStringLiteral("id"), c.id},
-                {QStringLiteral("type"), QStringLiteral("function")},
-                {QStringLiteral("function"),
-                 QJsonObject{{QStringLiteral("name"), c.name},
-                             {QStringLiteral("arguments"),
-                              c.argumentsJson.isEmpty() ? QStringLiteral("{}") : c.argumentsJson}}}});
+            calls.append(QJsonObject{{QStringLiteral("id"), c.id},
+                                     {QStringLiteral("type"), QStringLiteral("function")},
+                                     {QStringLiteral("function"),
+                                      QJsonObject{{QStringLiteral("name"), c.name},
+                                                  {QStringLiteral("arguments"),
+                                                   c.argumentsJson.isEmpty() ? QStringLiteral("{}")
+                                                                             : c.argumentsJson}}}});
         }
         o.insert(QStringLiteral("tool_calls"), calls);
         // A tool-calling turn without text is sent with null content, which every server takes.
@@ -37,8 +36,7 @@ QJsonObject encodeMessage(const ChatMessage& m)
     return o;
 }
 
-QJsonValue encodeToolChoice(const ToolChoice& choice)
-{
+QJsonValue encodeToolChoice(const ToolChoice& choice) {
     switch (choice.mode) {
     case ToolChoice::Auto:
         return QStringLiteral("auto");
@@ -47,16 +45,15 @@ QJsonValue encodeToolChoice(const ToolChoice& choice)
     case ToolChoice::Required:
         return QStringLiteral("required");
     case ToolChoice::Named:
-        return QJsonObject{{QStringLiteral("type"), QStringLiteral("function")},
-                           {QStringLiteral("function"),
-                            QJsonObject{{QStringLiteral("name"), choice.toolName}}}};
+        return QJsonObject{
+            {QStringLiteral("type"), QStringLiteral("function")},
+            {QStringLiteral("function"), QJsonObject{{QStringLiteral("name"), choice.toolName}}}};
     }
     return QStringLiteral("auto");
 }
 
 // Content is a string, null, or (rarely) a list of {type:"text", text} parts.
-QString contentText(const QJsonValue& v)
-{
+QString contentText(const QJsonValue& v) {
     if (v.isString())
         return v.toString();
     QString out;
@@ -65,18 +62,16 @@ QString contentText(const QJsonValue& v)
     return out;
 }
 
-HttpHeaders baseHeaders(const QString& apiKey)
-{
+HttpHeaders baseHeaders(const QString& apiKey) {
     HttpHeaders h{{"Content-Type", "application/json"}};
     if (!apiKey.isEmpty())
-        h.append({"Authorization", QByteArray("Bearer " + apiKey.toUtf8())});
+        h.emplaceBack("Authorization", QByteArray("Bearer " + apiKey.toUtf8()));
     return h;
 }
 
 } // namespace
 
-StopReason OpenAiProtocol::mapFinishReason(const QString& reason)
-{
+StopReason OpenAiProtocol::mapFinishReason(const QString& reason) {
     if (reason == QLatin1String("length"))
         return StopReason::MaxTokens;
     if (reason == QLatin1String("tool_calls") || reason == QLatin1String("function_call"))
@@ -88,8 +83,7 @@ StopReason OpenAiProtocol::mapFinishReason(const QString& reason)
     return StopReason::EndTurn; // "stop", "eos", and anything new
 }
 
-TokenUsage OpenAiProtocol::decodeUsage(const QJsonObject& usage)
-{
+TokenUsage OpenAiProtocol::decodeUsage(const QJsonObject& usage) {
     TokenUsage u;
     u.inputTokens = usage.value(QStringLiteral("prompt_tokens")).toInteger();
     u.outputTokens = usage.value(QStringLiteral("completion_tokens")).toInteger();
@@ -101,8 +95,7 @@ TokenUsage OpenAiProtocol::decodeUsage(const QJsonObject& usage)
     return u;
 }
 
-QJsonObject OpenAiProtocol::encodeBody(const ChatRequest& request) const
-{
+QJsonObject OpenAiProtocol::encodeBody(const ChatRequest& request) const {
     QJsonArray messages;
     for (const auto& m : request.messages)
         messages.append(encodeMessage(m));
@@ -135,20 +128,19 @@ QJsonObject OpenAiProtocol::encodeBody(const ChatRequest& request) const
     return body;
 }
 
-HttpRequestSpec OpenAiProtocol::chatRequest(const ChatRequest& request, const QString& apiKey) const
-{
+HttpRequestSpec OpenAiProtocol::chatRequest(const ChatRequest& request,
+                                            const QString& apiKey) const {
     HttpRequestSpec spec;
     spec.path = QStringLiteral("chat/completions");
     spec.headers = baseHeaders(apiKey);
     spec.streamBody = request.stream;
     if (request.stream)
-        spec.headers.append({"Accept", "text/event-stream"});
+        spec.headers.emplaceBack("Accept", "text/event-stream");
     spec.body = QJsonDocument(encodeBody(request)).toJson(QJsonDocument::Compact);
     return spec;
 }
 
-HttpRequestSpec OpenAiProtocol::modelsRequest(const QString& apiKey) const
-{
+HttpRequestSpec OpenAiProtocol::modelsRequest(const QString& apiKey) const {
     HttpRequestSpec spec;
     spec.method = "GET";
     spec.path = QStringLiteral("models");
@@ -156,14 +148,15 @@ HttpRequestSpec OpenAiProtocol::modelsRequest(const QString& apiKey) const
     return spec;
 }
 
-bool OpenAiProtocol::decodeChat(const QByteArray& body, ChatResponse* out, ProviderError* error) const
-{
+bool OpenAiProtocol::decodeChat(const QByteArray& body, ChatResponse* out,
+                                ProviderError* error) const {
     QJsonParseError perr{};
     const auto doc = QJsonDocument::fromJson(body, &perr);
     if (perr.error != QJsonParseError::NoError || !doc.isObject()) {
-        error->message = QStringLiteral("the provider's reply is not valid JSON (%1)")
-                             .arg(perr.error != QJsonParseError::NoError ? perr.errorString()
-                                                                         : QStringLiteral("not an object"));
+        error->message =
+            QStringLiteral("the provider's reply is not valid JSON (%1)")
+                .arg(perr.error != QJsonParseError::NoError ? perr.errorString()
+                                                            : QStringLiteral("not an object"));
         return false;
     }
     const auto root = doc.object();
@@ -192,11 +185,11 @@ bool OpenAiProtocol::decodeChat(const QByteArray& body, ChatResponse* out, Provi
         const auto fn = c.value(QStringLiteral("function")).toObject();
         const auto args = fn.value(QStringLiteral("arguments"));
         // Ollama sends the arguments as an object rather than a JSON string.
-        r.toolCalls.append({c.value(QStringLiteral("id")).toString(),
-                            fn.value(QStringLiteral("name")).toString(),
-                            args.isObject() ? QString::fromUtf8(QJsonDocument(args.toObject())
-                                                                    .toJson(QJsonDocument::Compact))
-                                            : args.toString()});
+        r.toolCalls.append(
+            {c.value(QStringLiteral("id")).toString(), fn.value(QStringLiteral("name")).toString(),
+             args.isObject()
+                 ? QString::fromUtf8(QJsonDocument(args.toObject()).toJson(QJsonDocument::Compact))
+                 : args.toString()});
     }
     r.providerStopReason = choice.value(QStringLiteral("finish_reason")).toString();
     r.stopReason = mapFinishReason(r.providerStopReason);
@@ -209,13 +202,12 @@ bool OpenAiProtocol::decodeChat(const QByteArray& body, ChatResponse* out, Provi
     return true;
 }
 
-std::unique_ptr<StreamAggregator> OpenAiProtocol::newStreamAggregator() const
-{
+std::unique_ptr<StreamAggregator> OpenAiProtocol::newStreamAggregator() const {
     return std::make_unique<OpenAiStreamAggregator>();
 }
 
-bool OpenAiProtocol::decodeModels(const QByteArray& body, QList<ModelInfo>* out, QString* error) const
-{
+bool OpenAiProtocol::decodeModels(const QByteArray& body, QList<ModelInfo>* out,
+                                  QString* error) const {
     const auto doc = QJsonDocument::fromJson(body);
     if (!doc.isObject() || !doc.object().value(QStringLiteral("data")).isArray()) {
         *error = QStringLiteral("the model list is not valid JSON with a \"data\" list");

@@ -9,16 +9,14 @@
 namespace kb::engine {
 
 struct OpenAiOptions {
-    bool includeUsageInStream = true;  // stream_options.include_usage
+    bool includeUsageInStream = true;    // stream_options.include_usage
     bool useMaxCompletionTokens = false; // OpenAI's newer name for max_tokens
 };
 
 class OpenAiProtocol : public ProviderProtocol {
 public:
     explicit OpenAiProtocol(OpenAiOptions options = {})
-        : m_options(options)
-    {
-    }
+        : m_options(options) {}
     QString name() const override { return QStringLiteral("openai"); }
     HttpRequestSpec chatRequest(const ChatRequest& request, const QString& apiKey) const override;
     HttpRequestSpec modelsRequest(const QString& apiKey) const override;

@@ -8,8 +8,7 @@
 
 namespace kb::engine {
 
-StreamStep OpenAiStreamAggregator::feed(const SseEvent& event)
-{
+StreamStep OpenAiStreamAggregator::feed(const SseEvent& event) {
     StreamStep step;
     if (m_done || !m_error.message.isEmpty())
         return step;
@@ -28,8 +27,9 @@ StreamStep OpenAiStreamAggregator::feed(const SseEvent& event)
     const auto chunk = doc.object();
     if (chunk.contains(QStringLiteral("error"))) {
         const ErrorBody e = parseErrorBody(event.data);
-        m_error.message = QStringLiteral("the provider reported an error in the stream: %1")
-                              .arg(e.message.isEmpty() ? QStringLiteral("(no message)") : e.message);
+        m_error.message =
+            QStringLiteral("the provider reported an error in the stream: %1")
+                .arg(e.message.isEmpty() ? QStringLiteral("(no message)") : e.message);
         m_error.providerType = e.type;
         m_error.transient = true;
         return step;
@@ -69,10 +69,10 @@ StreamStep OpenAiStreamAggregator::feed(const SseEvent& event)
         if (call.name.isEmpty() && !name.isEmpty())
             call.name = name;
         const auto args = fn.value(QStringLiteral("arguments"));
-        call.argumentsJson += args.isObject()
-                                  ? QString::fromUtf8(QJsonDocument(args.toObject())
-                                                          .toJson(QJsonDocument::Compact))
-                                  : args.toString();
+        call.argumentsJson +=
+            args.isObject()
+                ? QString::fromUtf8(QJsonDocument(args.toObject()).toJson(QJsonDocument::Compact))
+                : args.toString();
     }
     const auto finish = choice.value(QStringLiteral("finish_reason"));
     if (finish.isString()) {
@@ -82,15 +82,13 @@ StreamStep OpenAiStreamAggregator::feed(const SseEvent& event)
     return step;
 }
 
-bool OpenAiStreamAggregator::isComplete() const
-{
+bool OpenAiStreamAggregator::isComplete() const {
     // "[DONE]" ends every conforming stream; a server that closes right after the finish
     // reason has still said everything but the usage.
     return m_done || m_sawFinish;
 }
 
-ChatResponse OpenAiStreamAggregator::result() const
-{
+ChatResponse OpenAiStreamAggregator::result() const {
     ChatResponse r = m_response;
     for (const auto& [index, call] : m_calls)
         r.toolCalls.append(call);

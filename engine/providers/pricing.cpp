@@ -4,19 +4,17 @@
 
 namespace kb::engine {
 
-double ModelPrice::cost(const TokenUsage& usage) const
-{
-    const qint64 uncached = std::max<qint64>(0, usage.inputTokens - usage.cacheReadTokens
-                                                    - usage.cacheWriteTokens);
+double ModelPrice::cost(const TokenUsage& usage) const {
+    const qint64 uncached =
+        std::max<qint64>(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
     const auto d = [](qint64 n) { return static_cast<double>(n); };
-    return (d(uncached) * inputPerMTok + d(usage.outputTokens) * outputPerMTok
-            + d(usage.cacheReadTokens) * cacheReadPerMTok.value_or(inputPerMTok)
-            + d(usage.cacheWriteTokens) * cacheWritePerMTok.value_or(inputPerMTok))
-           / 1e6;
+    return (d(uncached) * inputPerMTok + d(usage.outputTokens) * outputPerMTok +
+            d(usage.cacheReadTokens) * cacheReadPerMTok.value_or(inputPerMTok) +
+            d(usage.cacheWriteTokens) * cacheWritePerMTok.value_or(inputPerMTok)) /
+           1e6;
 }
 
-std::optional<ModelPrice> PriceTable::find(const QString& model) const
-{
+std::optional<ModelPrice> PriceTable::find(const QString& model) const {
     auto it = m_prices.constFind(model);
     if (it == m_prices.constEnd())
         it = m_prices.constFind(QStringLiteral("*"));
@@ -25,16 +23,14 @@ std::optional<ModelPrice> PriceTable::find(const QString& model) const
     return *it;
 }
 
-std::optional<double> PriceTable::cost(const QString& model, const TokenUsage& usage) const
-{
+std::optional<double> PriceTable::cost(const QString& model, const TokenUsage& usage) const {
     const auto p = find(model);
     if (!p)
         return std::nullopt;
     return p->cost(usage);
 }
 
-std::optional<PriceTable> PriceTable::fromJson(const QJsonObject& object, QString* error)
-{
+std::optional<PriceTable> PriceTable::fromJson(const QJsonObject& object, QString* error) {
     PriceTable t;
     for (auto it = object.begin(); it != object.end(); ++it) {
         const auto o = it.value().toObject();
@@ -57,8 +53,7 @@ std::optional<PriceTable> PriceTable::fromJson(const QJsonObject& object, QStrin
     return t;
 }
 
-QJsonObject PriceTable::toJson() const
-{
+QJsonObject PriceTable::toJson() const {
     QJsonObject out;
     for (auto it = m_prices.begin(); it != m_prices.end(); ++it) {
         QJsonObject o{{QStringLiteral("input"), it->inputPerMTok},

@@ -5,7 +5,6 @@
 
 #include <QHash>
 #include <QJsonObject>
-
 #include <optional>
 
 namespace kb::engine {

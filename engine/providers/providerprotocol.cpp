@@ -6,8 +6,7 @@
 
 namespace kb::engine {
 
-ErrorBody parseErrorBody(const QByteArray& body)
-{
+ErrorBody parseErrorBody(const QByteArray& body) {
     ErrorBody out;
     const auto doc = QJsonDocument::fromJson(body);
     if (!doc.isObject()) {

@@ -10,7 +10,6 @@
 #include <QList>
 #include <QPair>
 #include <QString>
-
 #include <memory>
 
 namespace kb::engine {
@@ -47,12 +46,15 @@ class ProviderProtocol {
 public:
     virtual ~ProviderProtocol() = default;
     virtual QString name() const = 0;
-    virtual HttpRequestSpec chatRequest(const ChatRequest& request, const QString& apiKey) const = 0;
+    virtual HttpRequestSpec chatRequest(const ChatRequest& request,
+                                        const QString& apiKey) const = 0;
     virtual HttpRequestSpec modelsRequest(const QString& apiKey) const = 0;
     // Decodes a complete (non-streamed) body; false with *error set when it cannot.
-    virtual bool decodeChat(const QByteArray& body, ChatResponse* out, ProviderError* error) const = 0;
+    virtual bool decodeChat(const QByteArray& body, ChatResponse* out,
+                            ProviderError* error) const = 0;
     virtual std::unique_ptr<StreamAggregator> newStreamAggregator() const = 0;
-    virtual bool decodeModels(const QByteArray& body, QList<ModelInfo>* out, QString* error) const = 0;
+    virtual bool decodeModels(const QByteArray& body, QList<ModelInfo>* out,
+                              QString* error) const = 0;
 };
 
 // The provider's own message and type in an error body ({"error":{"message","type"}},

@@ -5,15 +5,13 @@ namespace {
 const QByteArray kRedacted = "[redacted]";
 }
 
-bool isSecretHeader(const QByteArray& name)
-{
+bool isSecretHeader(const QByteArray& name) {
     const QByteArray n = name.toLower();
-    return n == "authorization" || n == "proxy-authorization" || n == "x-api-key"
-           || n == "api-key" || n == "x-goog-api-key";
+    return n == "authorization" || n == "proxy-authorization" || n == "x-api-key" ||
+           n == "api-key" || n == "x-goog-api-key";
 }
 
-QList<QByteArray> secretsOf(const HttpHeaders& headers)
-{
+QList<QByteArray> secretsOf(const HttpHeaders& headers) {
     QList<QByteArray> out;
     for (const auto& [name, value] : headers) {
         if (!isSecretHeader(name))
@@ -29,8 +27,7 @@ QList<QByteArray> secretsOf(const HttpHeaders& headers)
     return out;
 }
 
-HttpHeaders redactedHeaders(const HttpHeaders& headers)
-{
+HttpHeaders redactedHeaders(const HttpHeaders& headers) {
     HttpHeaders out = headers;
     for (auto& [name, value] : out)
         if (isSecretHeader(name))
@@ -38,16 +35,14 @@ HttpHeaders redactedHeaders(const HttpHeaders& headers)
     return out;
 }
 
-QByteArray redactSecrets(QByteArray text, const QList<QByteArray>& secrets)
-{
+QByteArray redactSecrets(QByteArray text, const QList<QByteArray>& secrets) {
     for (const auto& s : secrets)
         if (!s.isEmpty())
             text.replace(s, kRedacted);
     return text;
 }
 
-QString redactSecrets(const QString& text, const QList<QByteArray>& secrets)
-{
+QString redactSecrets(const QString& text, const QList<QByteArray>& secrets) {
     QString out = text;
     for (const auto& s : secrets)
         if (!s.isEmpty())

@@ -8,15 +8,13 @@ namespace kb::engine {
 
 ReplayProvider::ReplayProvider(QList<ChatResponse> turns, QObject* parent)
     : ChatClient(parent)
-    , m_turns(std::move(turns))
-{
-}
+    , m_turns(std::move(turns)) {}
 
-ReplayProvider* ReplayProvider::fromFile(const QString& path, QObject* parent)
-{
+ReplayProvider* ReplayProvider::fromFile(const QString& path, QObject* parent) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
-        throw Error(QStringLiteral("replay provider: cannot read %1: %2").arg(path, f.errorString()));
+        throw Error(
+            QStringLiteral("replay provider: cannot read %1: %2").arg(path, f.errorString()));
     QString why;
     auto turns = transcriptFromJson(f.readAll(), &why);
     if (!turns)
@@ -24,8 +22,7 @@ ReplayProvider* ReplayProvider::fromFile(const QString& path, QObject* parent)
     return new ReplayProvider(std::move(*turns), parent);
 }
 
-quint64 ReplayProvider::send(const ChatRequest& request)
-{
+quint64 ReplayProvider::send(const ChatRequest& request) {
     const quint64 id = ++m_nextId;
     const int turn = m_next++;
     const bool stream = request.stream;
@@ -58,8 +55,7 @@ quint64 ReplayProvider::send(const ChatRequest& request)
     return id;
 }
 
-void ReplayProvider::cancel(quint64 id)
-{
+void ReplayProvider::cancel(quint64 id) {
     if (id > 0 && id <= m_nextId)
         m_cancelled.append(id);
 }

@@ -3,23 +3,20 @@
 #include <QLocale>
 #include <QRandomGenerator>
 #include <QTimeZone>
-
 #include <algorithm>
 #include <cmath>
 
 namespace kb::engine {
 namespace {
 
-QByteArray headerValue(const HttpHeaders& headers, const QByteArray& name)
-{
+QByteArray headerValue(const HttpHeaders& headers, const QByteArray& name) {
     for (const auto& [k, v] : headers)
         if (k.compare(name, Qt::CaseInsensitive) == 0)
             return v.trimmed();
     return {};
 }
 
-std::optional<QDateTime> parseHttpDate(const QString& text)
-{
+std::optional<QDateTime> parseHttpDate(const QString& text) {
     QDateTime t = QDateTime::fromString(text, Qt::RFC2822Date);
     if (t.isValid())
         return t;
@@ -38,18 +35,14 @@ RetryPolicy::RetryPolicy(RetrySettings settings, Clock clock, Random random)
     : m_settings(settings)
     , m_clock(clock ? std::move(clock) : Clock([] { return QDateTime::currentDateTimeUtc(); }))
     , m_random(random ? std::move(random)
-                      : Random([] { return QRandomGenerator::global()->generateDouble(); }))
-{
-}
+                      : Random([] { return QRandomGenerator::global()->generateDouble(); })) {}
 
-bool RetryPolicy::isRetryableStatus(int httpStatus)
-{
+bool RetryPolicy::isRetryableStatus(int httpStatus) {
     // 408 timeout, 409 conflict (lock contention), 429 rate limit, 5xx and Anthropic's 529.
     return httpStatus == 408 || httpStatus == 409 || httpStatus == 429 || httpStatus >= 500;
 }
 
-std::optional<qint64> RetryPolicy::retryAfterMs(const HttpHeaders& headers) const
-{
+std::optional<qint64> RetryPolicy::retryAfterMs(const HttpHeaders& headers) const {
     bool ok = false;
     const QByteArray ms = headerValue(headers, "retry-after-ms");
     if (!ms.isEmpty()) {
@@ -68,17 +61,17 @@ std::optional<qint64> RetryPolicy::retryAfterMs(const HttpHeaders& headers) cons
     return std::nullopt;
 }
 
-qint64 RetryPolicy::backoffMs(int attempt) const
-{
+qint64 RetryPolicy::backoffMs(int attempt) const {
     const int exponent = std::clamp(attempt - 1, 0, 30);
-    const double raw = std::min(static_cast<double>(m_settings.baseDelayMs) * std::pow(2.0, exponent),
-                                static_cast<double>(m_settings.maxDelayMs));
+    const double raw =
+        std::min(static_cast<double>(m_settings.baseDelayMs) * std::pow(2.0, exponent),
+                 static_cast<double>(m_settings.maxDelayMs));
     const double factor = 1.0 - std::clamp(m_settings.jitter, 0.0, 1.0) * m_random();
     return static_cast<qint64>(std::llround(raw * factor));
 }
 
-RetryDecision RetryPolicy::decide(int attempt, bool retryable, std::optional<qint64> retryAfter) const
-{
+RetryDecision RetryPolicy::decide(int attempt, bool retryable,
+                                  std::optional<qint64> retryAfter) const {
     if (!retryable || attempt >= m_settings.maxAttempts)
         return {};
     if (retryAfter) {

@@ -5,17 +5,16 @@
 #include "providerprotocol.h"
 
 #include <QDateTime>
-
 #include <functional>
 #include <optional>
 
 namespace kb::engine {
 
 struct RetrySettings {
-    int maxAttempts = 4;           // including the first; 1 disables retries
-    qint64 baseDelayMs = 1000;     // first backoff; doubles each attempt
-    qint64 maxDelayMs = 30000;     // backoff cap
-    double jitter = 0.25;          // a backoff is shortened by up to this fraction
+    int maxAttempts = 4;             // including the first; 1 disables retries
+    qint64 baseDelayMs = 1000;       // first backoff; doubles each attempt
+    qint64 maxDelayMs = 30000;       // backoff cap
+    double jitter = 0.25;            // a backoff is shortened by up to this fraction
     qint64 maxRetryAfterMs = 120000; // a longer retry-after fails the call instead of waiting
 };
 

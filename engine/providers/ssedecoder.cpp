@@ -4,8 +4,7 @@
 
 namespace kb::engine {
 
-QList<SseEvent> SseDecoder::feed(QByteArrayView bytes)
-{
+QList<SseEvent> SseDecoder::feed(QByteArrayView bytes) {
     QList<SseEvent> out;
     qsizetype start = 0;
     for (qsizetype i = 0; i < bytes.size(); ++i) {
@@ -28,8 +27,7 @@ QList<SseEvent> SseDecoder::feed(QByteArrayView bytes)
     return out;
 }
 
-void SseDecoder::takeLine(QList<SseEvent>& out)
-{
+void SseDecoder::takeLine(QList<SseEvent>& out) {
     const QByteArray line = std::exchange(m_line, {});
     if (line.isEmpty()) {
         if (m_hasData) {
@@ -62,13 +60,11 @@ void SseDecoder::takeLine(QList<SseEvent>& out)
     // "retry" and unknown fields are ignored, as the spec says.
 }
 
-bool SseDecoder::hasPartialEvent() const
-{
+bool SseDecoder::hasPartialEvent() const {
     return !m_line.isEmpty() || m_hasFields;
 }
 
-QString SseDecoder::finish()
-{
+QString SseDecoder::finish() {
     const bool partial = hasPartialEvent();
     m_line.clear();
     m_current = {};
