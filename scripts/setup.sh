@@ -14,7 +14,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6
   nlohmann-json3-dev libsqlite3-dev libgl-dev
-  python3 python3-dev python3-numpy python3-torch libtorch-dev
+  python3 python3-dev python3-numpy python3-torch libtorch-dev pybind11-dev
   bubblewrap xvfb xauth poppler-utils
 )
 

@@ -84,7 +84,8 @@ bool HarnessProcess::isRunning() const
     return m_process.state() != QProcess::NotRunning;
 }
 
-void HarnessProcess::start(const QStringList& args, const QString& workDir, int timeoutMs)
+void HarnessProcess::start(const QStringList& args, const QString& workDir, int timeoutMs,
+                           const QByteArray& stdinData)
 {
     m_done = false;
     m_timedOut = false;
@@ -101,6 +102,9 @@ void HarnessProcess::start(const QStringList& args, const QString& workDir, int 
     m_startNs = nowNs();
     m_process.start();
     m_pid = m_process.processId();
+    if (!stdinData.isEmpty())
+        m_process.write(stdinData);
+    m_process.closeWriteChannel();
     m_timer.start(timeoutMs);
 }
 

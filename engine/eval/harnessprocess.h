@@ -28,8 +28,10 @@ public:
     explicit HarnessProcess(QObject* parent = nullptr);
     ~HarnessProcess() override;
 
-    // Starts `python -m kbharness <args>` with the harness on PYTHONPATH.
-    void start(const QStringList& args, const QString& workDir, int timeoutMs);
+    // Starts `python -m kbharness <args>` with the harness on PYTHONPATH; stdinData (e.g. a
+    // request that holds a secret seed) goes to its standard input, never to a file.
+    void start(const QStringList& args, const QString& workDir, int timeoutMs,
+               const QByteArray& stdinData = {});
     void kill();
     bool isRunning() const;
 

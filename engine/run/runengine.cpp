@@ -30,6 +30,7 @@ struct RunEngine::Job {
     QString code;
     QString dir;
     QPointer<HarnessProcess> process;
+    QString resultPath;
 };
 
 namespace {
@@ -188,7 +189,7 @@ void RunEngine::pump()
         prepare(m_pending.dequeue());
     }
     while (!m_built.isEmpty() && m_evaluating < 1 && !(exclusiveTiming && m_building > 0))
-        startEvaluation(m_built.dequeue());
+        startPhase(m_built.dequeue(), false);
     if (m_pending.isEmpty() && m_built.isEmpty() && m_inFlight.isEmpty())
         finishRun(QStringLiteral("finished"), {});
 }
@@ -253,10 +254,10 @@ void RunEngine::prepare(db::Id attemptId)
                             QStringLiteral("cannot write the attempt's files under %1").arg(job->dir));
         return;
     }
-    startBuild(job);
+    startPhase(job, true);
 }
 
-void RunEngine::writeRequest(const Job& job, const QString& phase, const QString& path)
+QByteArray RunEngine::requestJson(const Job& job) const
 {
     // The per-attempt seed is derived from the run's secret seed; JSON numbers are doubles,
     // so it is kept below 2^53.
@@ -269,7 +270,6 @@ void RunEngine::writeRequest(const Job& job, const QString& phase, const QString
     policy.insert(QStringLiteral("allow_torch_ops"), m_settings.allowTorchOps);
     QJsonObject req;
     req.insert(QStringLiteral("schema"), QStringLiteral("kbstudio.eval-request/1"));
-    req.insert(QStringLiteral("phase"), phase);
     req.insert(QStringLiteral("task_path"), QString(job.dir + QStringLiteral("/task.py")));
     req.insert(QStringLiteral("candidate_path"), QString(job.dir + QStringLiteral("/candidate.py")));
     req.insert(QStringLiteral("device"), m_settings.device);
@@ -288,51 +288,33 @@ void RunEngine::writeRequest(const Job& job, const QString& phase, const QString
     req.insert(QStringLiteral("allow_tf32"), m_settings.allowTf32);
     req.insert(QStringLiteral("baseline"), baseline);
     req.insert(QStringLiteral("policy"), policy);
-    req.insert(QStringLiteral("timeout_s"), m_settings.timeoutSeconds);
-    writeFile(path, QJsonDocument(req).toJson());
+    req.insert(QStringLiteral("build_timeout_seconds"), m_settings.buildTimeoutSeconds);
+    return QJsonDocument(req).toJson(QJsonDocument::Compact);
 }
 
-void RunEngine::startBuild(const std::shared_ptr<Job>& job)
+void RunEngine::startPhase(const std::shared_ptr<Job>& job, bool buildPhase)
 {
-    db::RunRepository(m_db->connection()).setAttemptStatus(job->attempt.id, "building");
-    const QString req = job->dir + QStringLiteral("/build-request.json");
-    const QString res = job->dir + QStringLiteral("/build-result.json");
-    QFile::remove(res);
-    writeRequest(*job, QStringLiteral("build"), req);
+    db::RunRepository(m_db->connection()).setAttemptStatus(job->attempt.id, buildPhase ? "building" : "evaluating");
+    // The result goes to a private file outside the attempt's folder, under a name the candidate
+    // cannot guess; the request (with the secret seed) goes through standard input only.
+    QDir().mkpath(m_workRoot + QStringLiteral("/results"));
+    job->resultPath = QStringLiteral("%1/results/%2.json")
+                          .arg(m_workRoot, QString::number(QRandomGenerator::system()->generate64(), 16));
+    QFile::remove(job->resultPath);
     auto* proc = new HarnessProcess(this);
     job->process = proc;
-    ++m_building;
-    connect(proc, &HarnessProcess::finished, this, [this, job, proc](const HarnessOutcome& outcome) {
+    ++(buildPhase ? m_building : m_evaluating);
+    connect(proc, &HarnessProcess::finished, this, [this, job, proc, buildPhase](const HarnessOutcome& outcome) {
         proc->deleteLater();
         if (!m_inFlight.contains(job))
             return; // cancelled
-        --m_building;
-        onPhaseFinished(job, true, outcome);
+        --(buildPhase ? m_building : m_evaluating);
+        onPhaseFinished(job, buildPhase, outcome);
     });
-    proc->start({QStringLiteral("evaluate"), QStringLiteral("--request"), req, QStringLiteral("--result"), res},
-                job->dir, static_cast<int>(m_settings.buildTimeoutSeconds * 1000));
-    emitProgress();
-}
-
-void RunEngine::startEvaluation(const std::shared_ptr<Job>& job)
-{
-    db::RunRepository(m_db->connection()).setAttemptStatus(job->attempt.id, "evaluating");
-    const QString req = job->dir + QStringLiteral("/request.json");
-    const QString res = job->dir + QStringLiteral("/result.json");
-    QFile::remove(res);
-    writeRequest(*job, QStringLiteral("evaluate"), req);
-    auto* proc = new HarnessProcess(this);
-    job->process = proc;
-    ++m_evaluating;
-    connect(proc, &HarnessProcess::finished, this, [this, job, proc](const HarnessOutcome& outcome) {
-        proc->deleteLater();
-        if (!m_inFlight.contains(job))
-            return; // cancelled
-        --m_evaluating;
-        onPhaseFinished(job, false, outcome);
-    });
-    proc->start({QStringLiteral("evaluate"), QStringLiteral("--request"), req, QStringLiteral("--result"), res},
-                job->dir, static_cast<int>(m_settings.timeoutSeconds * 1000));
+    const double timeout = buildPhase ? m_settings.buildTimeoutSeconds : m_settings.timeoutSeconds;
+    proc->start({buildPhase ? QStringLiteral("build") : QStringLiteral("evaluate"), QStringLiteral("--request"),
+                 QStringLiteral("-"), QStringLiteral("--result"), job->resultPath},
+                job->dir, static_cast<int>(timeout * 1000), requestJson(*job));
     emitProgress();
 }
 
@@ -340,9 +322,23 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
 {
     if (m_cancelling || m_runId == 0)
         return;
-    const QString resultPath = job->dir + (buildPhase ? QStringLiteral("/build-result.json") : QStringLiteral("/result.json"));
-    QFile f(resultPath);
-    const bool haveResult = outcome.finished && outcome.exitCode == 0 && f.open(QIODevice::ReadOnly);
+    QFile f(job->resultPath);
+    const bool haveFile = f.open(QIODevice::ReadOnly);
+    const QByteArray bytes = haveFile ? f.readAll() : QByteArray();
+    f.close();
+    QFile::remove(job->resultPath);
+    const QJsonObject doc = QJsonDocument::fromJson(bytes).object();
+    const bool haveResult = outcome.finished && outcome.exitCode == 0 && haveFile;
+    if (!haveResult && outcome.finished && doc.value(QStringLiteral("schema")).toString() == QLatin1String("kbstudio.eval-error/1")) {
+        // The harness refused the request or the task (exit 2) or failed itself (exit 1).
+        finishWithoutResult(job, QStringLiteral("harness_error"),
+                            QStringLiteral("the harness exited with code %1 (%2): %3")
+                                .arg(outcome.exitCode)
+                                .arg(doc.value(QStringLiteral("error")).toString(),
+                                     doc.value(QStringLiteral("message")).toString()));
+        QTimer::singleShot(0, this, &RunEngine::pump);
+        return;
+    }
     if (!haveResult) {
         const QString phase = buildPhase ? QStringLiteral("build: ") : QStringLiteral("evaluation: ");
         if (outcome.timedOut)
@@ -355,8 +351,6 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
         QTimer::singleShot(0, this, &RunEngine::pump);
         return;
     }
-    const QByteArray bytes = f.readAll();
-    const QJsonObject doc = QJsonDocument::fromJson(bytes).object();
     if (buildPhase && doc.value(QStringLiteral("verdict")).toString() == QLatin1String("built")) {
         m_built.enqueue(job);
         QTimer::singleShot(0, this, &RunEngine::pump);

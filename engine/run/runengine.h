@@ -50,12 +50,11 @@ private:
     struct Job;
     void pump();
     void prepare(db::Id attemptId);
-    void startBuild(const std::shared_ptr<Job>& job);
-    void startEvaluation(const std::shared_ptr<Job>& job);
     void onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase, const HarnessOutcome& outcome);
     void finishWithRecord(const std::shared_ptr<Job>& job, db::EvaluationRecord record);
     void finishWithoutResult(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message);
-    void writeRequest(const Job& job, const QString& phase, const QString& path);
+    QByteArray requestJson(const Job& job) const;
+    void startPhase(const std::shared_ptr<Job>& job, bool buildPhase);
     Provider* providerFor(const QString& kind);
     void emitProgress();
     void finishRun(const QString& status, const QString& message);

@@ -13,7 +13,8 @@ import time
 
 def main():
     args = sys.argv[1:]
-    request = json.load(open(args[args.index("--request") + 1]))
+    request_path = args[args.index("--request") + 1]
+    request = json.load(sys.stdin if request_path == "-" else open(request_path))
     result_path = args[args.index("--result") + 1]
     source = open(request["candidate_path"]).read()
     action, arg = "correct", "2.0"
@@ -22,8 +23,8 @@ def main():
             parts = line.split()[2:]
             action = parts[0]
             arg = parts[1] if len(parts) > 1 else ""
-    phase = request.get("phase", "evaluate")
-    with open(os.path.join(os.path.dirname(result_path), "calls.log"), "a") as log:
+    phase = args[0]  # build or evaluate
+    with open(os.path.join(os.path.dirname(request["candidate_path"]), "calls.log"), "a") as log:
         log.write(phase + "\n")
 
     def write(doc):
@@ -63,7 +64,7 @@ def main():
                           "errors": [{"file": "main.cpp", "line": 7, "message": "expected ';'"}]}))
         return
     if phase == "build":
-        write(dict(base, verdict="built", phase="build"))
+        write(dict(base, verdict="built"))
         return
     trials = [{"index": i, "passed": action != "incorrect", "max_abs_error": 0.5 if action == "incorrect" else 1e-7,
                "max_rel_error": 1e-6, "mismatch_fraction": 0.0, "message": ""}

@@ -1,0 +1,287 @@
+"""Content-addressed build cache for ``torch.utils.cpp_extension`` builds.
+
+The worker installs :func:`install` before it imports a candidate; from then
+on ``load_inline`` and ``load`` build into ``<build_dir>/<key>/`` where the key
+is a SHA-256 of the sources, the build options, the torch and Python versions,
+the compiler settings and the device.  A finished build leaves a marker file;
+the next evaluation of the same sources imports the finished module directly
+("cached").  torch 1.13 rewrites its generated ``main.cpp`` on every call, so
+relying on ninja's own up-to-date check would rebuild every time.
+
+The compiler output of each build is captured at the file-descriptor level
+(``verbose=True`` makes torch stream it) and parsed into file:line errors.
+"""
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+
+CACHE_FORMAT = "kbharness-build/1"
+MARKER = "kbharness-build.json"
+MAX_LOG = 200_000
+
+# One record per load_inline/load call made by the candidate.
+RECORDS = []
+
+_ERROR_PATTERNS = [
+    # gcc / clang:  file:line:col: error: message
+    re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?:fatal\s+)?error:\s*(?P<msg>.*)$"),
+    # nvcc:  file(line): error: message
+    re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+)\):\s*(?:catastrophic\s+)?error:?\s*(?P<msg>.*)$"),
+    # linker
+    re.compile(r"^(?P<file>[^\s:]*ld[^\s:]*):\s*(?P<msg>.*(?:undefined reference|cannot find).*)$"),
+]
+
+
+def parse_errors(log, limit=50):
+    """Extract [{"file", "line", "col", "message"}] from a compiler log."""
+    errors = []
+    seen = set()
+    for raw in log.splitlines():
+        line = raw.strip()
+        for pat in _ERROR_PATTERNS:
+            m = pat.match(line)
+            if not m:
+                continue
+            gd = m.groupdict()
+            entry = {
+                "file": os.path.basename(gd.get("file") or ""),
+                "line": int(gd["line"]) if gd.get("line") else 0,
+                "col": int(gd["col"]) if gd.get("col") else 0,
+                "message": (gd.get("msg") or "").strip(),
+            }
+            key = (entry["file"], entry["line"], entry["message"])
+            if key not in seen:
+                seen.add(key)
+                errors.append(entry)
+            break
+        if len(errors) >= limit:
+            break
+    if not errors:
+        for raw in log.splitlines():
+            if "undefined symbol" in raw or "ImportError" in raw:
+                errors.append({"file": "", "line": 0, "col": 0, "message": raw.strip()[:500]})
+                break
+    return errors
+
+
+def _torch():
+    import torch
+    import torch.utils.cpp_extension as cpp_extension
+
+    return torch, cpp_extension
+
+
+def _as_list(v):
+    if v is None:
+        return []
+    if isinstance(v, (str, bytes)):
+        return [v]
+    return list(v)
+
+
+def _file_digest(path):
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError as e:
+        h.update(("unreadable:%s" % e).encode())
+    return h.hexdigest()
+
+
+def cache_key(kind, name, sources, options, device):
+    torch, _ = _torch()
+    material = {
+        "format": CACHE_FORMAT,
+        "kind": kind,
+        "name": name,
+        "sources": sources,
+        "options": options,
+        "device": device,
+        "torch": torch.__version__,
+        "torch_cuda": getattr(torch.version, "cuda", None),
+        "python": "%d.%d.%d" % sys.version_info[:3],
+        "platform": sys.platform,
+        "cxx": os.environ.get("CXX", ""),
+        "cuda_arch": os.environ.get("TORCH_CUDA_ARCH_LIST", ""),
+        "cxx11_abi": bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)),
+    }
+    blob = json.dumps(material, sort_keys=True, default=str).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()
+
+
+class _FdCapture:
+    """Redirect fds 1 and 2 into a temporary file for the duration."""
+
+    def __enter__(self):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.tmp = tempfile.TemporaryFile(mode="w+b")
+        self.saved = (os.dup(1), os.dup(2))
+        os.dup2(self.tmp.fileno(), 1)
+        os.dup2(self.tmp.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:
+            pass
+        os.dup2(self.saved[0], 1)
+        os.dup2(self.saved[1], 2)
+        os.close(self.saved[0])
+        os.close(self.saved[1])
+        self.tmp.seek(0)
+        data = self.tmp.read()
+        self.tmp.close()
+        self.text = data.decode("utf-8", "replace")
+        return False
+
+
+def _lock(path):
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _unlock(fd):
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _marker_ok(directory, key, name):
+    try:
+        with open(os.path.join(directory, MARKER)) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return meta.get("key") == key and os.path.exists(os.path.join(directory, meta.get("library", name + ".so")))
+
+
+def _library_name(directory, name):
+    for fname in os.listdir(directory):
+        if fname.startswith(name) and (fname.endswith(".so") or fname.endswith(".pyd")):
+            return fname
+    return name + ".so"
+
+
+def install(build_dir, device):
+    """Wrap torch.utils.cpp_extension.load_inline/load with the cache."""
+    import inspect
+
+    _, cpp_extension = _torch()
+    os.makedirs(build_dir, exist_ok=True)
+    orig_inline = cpp_extension.load_inline
+    orig_load = cpp_extension.load
+    sig_inline = inspect.signature(orig_inline)
+    sig_load = inspect.signature(orig_load)
+    import_from_library = cpp_extension._import_module_from_library
+
+    def run(kind, orig, sig, args, kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        a = dict(bound.arguments)
+        name = a["name"]
+        if kind == "inline":
+            sources = {"cpp": _as_list(a.get("cpp_sources")), "cuda": _as_list(a.get("cuda_sources"))}
+            funcs = a.get("functions")
+            if isinstance(funcs, dict):
+                funcs = sorted(funcs.items())
+            options_src = funcs
+        else:
+            sources = {p: _file_digest(p) for p in _as_list(a.get("sources"))}
+            options_src = None
+        options = {k: a.get(k) for k in ("extra_cflags", "extra_cuda_cflags", "extra_ldflags",
+                                         "extra_include_paths", "with_cuda", "is_python_module",
+                                         "with_pytorch_error_handling", "is_standalone")}
+        options["functions"] = options_src
+        key = cache_key(kind, name, sources, options, device)
+        directory = os.path.join(build_dir, key[:32])
+        os.makedirs(directory, exist_ok=True)
+        record = {"name": name, "cache_key": key, "status": "ok", "seconds": 0.0, "log": "",
+                  "directory": directory}
+        RECORDS.append(record)
+        lock = _lock(os.path.join(directory, ".kbharness.lock"))
+        try:
+            if _marker_ok(directory, key, name):
+                t0 = time.perf_counter()
+                module = import_from_library(name, directory, a.get("is_python_module", True))
+                record["status"] = "cached"
+                record["seconds"] = time.perf_counter() - t0
+                return module
+            a["build_directory"] = directory
+            a["verbose"] = True
+            t0 = time.perf_counter()
+            cap = _FdCapture()
+            try:
+                with cap:
+                    module = orig(**a)
+            except BaseException as e:
+                record["seconds"] = time.perf_counter() - t0
+                record["status"] = "failed"
+                record["log"] = (getattr(cap, "text", "") + "\n" + str(e))[-MAX_LOG:]
+                record["exception"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+                raise
+            record["seconds"] = time.perf_counter() - t0
+            record["log"] = cap.text[-MAX_LOG:]
+            meta = {"key": key, "name": name, "library": _library_name(directory, name),
+                    "seconds": record["seconds"], "created": time.time()}
+            tmp = os.path.join(directory, MARKER + ".tmp")
+            with open(tmp, "w") as f:
+                json.dump(meta, f)
+            os.replace(tmp, os.path.join(directory, MARKER))
+            return module
+        finally:
+            _unlock(lock)
+
+    def load_inline(*args, **kwargs):
+        return run("inline", orig_inline, sig_inline, args, kwargs)
+
+    def load(*args, **kwargs):
+        return run("file", orig_load, sig_load, args, kwargs)
+
+    load_inline.__doc__ = orig_inline.__doc__
+    load.__doc__ = orig_load.__doc__
+    cpp_extension.load_inline = load_inline
+    cpp_extension.load = load
+    os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(build_dir, "torch_extensions")
+
+
+def summary():
+    """Aggregate the build records into the result's "build" object."""
+    if not RECORDS:
+        return {"status": "skipped", "seconds": 0.0, "cache_key": None, "log": "", "errors": [],
+                "extensions": []}
+    statuses = [r["status"] for r in RECORDS]
+    if "failed" in statuses:
+        status = "failed"
+    elif all(s == "cached" for s in statuses):
+        status = "cached"
+    else:
+        status = "ok"
+    log = "\n".join(r["log"] for r in RECORDS if r["log"])[-MAX_LOG:]
+    errors = []
+    for r in RECORDS:
+        if r["status"] == "failed":
+            errors.extend(parse_errors(r["log"]))
+            if not errors and r.get("exception"):
+                errors.append({"file": "", "line": 0, "col": 0, "message": r["exception"]})
+    return {
+        "status": status,
+        "seconds": round(sum(r["seconds"] for r in RECORDS), 4),
+        "cache_key": RECORDS[0]["cache_key"],
+        "log": log,
+        "errors": errors,
+        "extensions": [{"name": r["name"], "status": r["status"], "seconds": round(r["seconds"], 4),
+                        "cache_key": r["cache_key"]} for r in RECORDS],
+    }

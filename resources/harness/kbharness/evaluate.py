@@ -1,0 +1,519 @@
+"""The trusted side of an evaluation.
+
+This process loads the task (the reference), generates every input from
+seeds derived from the secret request seed, computes the reference outputs,
+judges the candidate's outputs and times the reference.  The candidate is
+imported and run only in the worker process (worker.py); from it this side
+accepts tensors (decoded from raw bytes, never unpickled) and timing samples
+that it cross-checks against its own wall clock.
+"""
+
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from . import RESULT_SCHEMA, codec, compare, envinfo, seeds, static_check, taskload, timing
+from .request import RequestError
+
+HARNESS_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXCESSIVE_SPEEDUP = 50.0
+LOG_TAIL = 4000
+
+
+class TaskFailure(Exception):
+    """The reference task could not be run (a bad request, not a verdict)."""
+
+
+class WorkerFailure(Exception):
+    def __init__(self, kind, message):
+        Exception.__init__(self, message)
+        self.kind = kind  # "timeout" | "crash"
+        self.message = message
+
+
+def _signal_name(num):
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return "signal %d" % num
+
+
+class WorkerHandle:
+    """A candidate worker process with a private, framed channel."""
+
+    def __init__(self, device, num_threads, workdir):
+        self.workdir = workdir
+        self.log_path = os.path.join(workdir, "worker.log")
+        cmd_r, cmd_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KBHARNESS_")}
+        env["PYTHONPATH"] = HARNESS_ROOT
+        env["OMP_NUM_THREADS"] = str(num_threads)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["PYTHONHASHSEED"] = "0"
+        if device.startswith("cuda"):
+            env.pop("CUDA_LAUNCH_BLOCKING", None)
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "kbharness.worker", "--cmd-fd", str(cmd_r), "--reply-fd", str(rep_w)],
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, pass_fds=(cmd_r, rep_w),
+            close_fds=True, cwd=workdir, env=env, start_new_session=True)
+        os.close(cmd_r)
+        os.close(rep_w)
+        self.cmd_fd = cmd_w
+        self.reply_fd = rep_r
+        self.dead = False
+
+    def kill(self):
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                try:
+                    self.proc.kill()
+                except ProcessLookupError:
+                    pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self.dead = True
+
+    def _died(self, stage):
+        try:
+            rc = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            rc = self.proc.returncode
+        self.dead = True
+        # leftover children of the candidate go too
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if rc is not None and rc < 0:
+            return WorkerFailure("crash", "worker killed by %s (%d) during %s" % (_signal_name(-rc), -rc, stage))
+        return WorkerFailure("crash", "worker exited with status %s during %s" % (rc, stage))
+
+    def send(self, header, payload=b"", stage="request"):
+        try:
+            codec.write_frame(self.cmd_fd, header, payload)
+        except (BrokenPipeError, OSError):
+            raise self._died(stage)
+
+    def receive(self, timeout, stage):
+        deadline = time.monotonic() + timeout
+        try:
+            return codec.read_frame(self.reply_fd, deadline)
+        except codec.ChannelTimeout:
+            self.kill()
+            raise WorkerFailure("timeout", "candidate exceeded the %.1f s limit during %s (worker killed)" %
+                                (timeout, stage))
+        except codec.ChannelClosed:
+            raise self._died(stage)
+        except ValueError as e:
+            self.kill()
+            raise WorkerFailure("crash", "worker sent a malformed reply during %s: %s" % (stage, e))
+
+    def call(self, header, payload, timeout, stage):
+        self.send(header, payload, stage)
+        return self.receive(timeout, stage)
+
+    def close(self):
+        if not self.dead and self.proc.poll() is None:
+            try:
+                self.call({"cmd": "exit"}, b"", 10.0, "shutdown")
+            except WorkerFailure:
+                pass
+        self.kill()
+        for fd in (self.cmd_fd, self.reply_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.log.close()
+
+    def log_tail(self, limit=LOG_TAIL):
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - limit))
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+
+def _finite(value):
+    """Replace non-finite floats (not valid JSON) by None, recursively."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _clone(value):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_clone(v) for v in value)
+    return value
+
+
+class Evaluation:
+    def __init__(self, req, build_only=False):
+        self.req = req
+        self.build_only = build_only
+        self.started = time.perf_counter()
+        self.result = {
+            "schema": RESULT_SCHEMA,
+            "verdict": None,
+            "message": "",
+            "static_findings": [],
+            "build": {"status": "skipped", "seconds": 0.0, "cache_key": None, "log": "", "errors": []},
+            "correctness": None,
+            "timing": None,
+            "speedup": None,
+            "flags": [],
+            "environment": None,
+            "worker_log_tail": "",
+            "harness_seconds": 0.0,
+        }
+
+    # ------------------------------------------------------------------
+    def finish(self, verdict, message):
+        self.result["verdict"] = verdict
+        self.result["message"] = message.replace("\n", " ").strip()[:1000]
+        return verdict
+
+    def flag(self, name, message):
+        self.result["flags"].append({"flag": name, "message": message})
+
+    def run(self):
+        self._run()
+        self.result["harness_seconds"] = round(time.perf_counter() - self.started, 4)
+        return _finite(self.result)
+
+    def _run(self):
+        req = self.req
+        import torch
+
+        self.device = "cuda:%d" % req["gpu_index"] if req["device"] == "cuda" else "cpu"
+        # CPU mode defaults to one thread: reproducible on shared machines and a
+        # per-core comparison; the request can ask for more.
+        self.num_threads = req["num_threads"] or (envinfo.available_cpus() if req["device"] == "cuda" else 1)
+        torch.set_num_threads(self.num_threads)
+        if self.device.startswith("cuda"):
+            if not torch.cuda.is_available():
+                raise TaskFailure("device 'cuda' requested but torch.cuda is not available")
+            torch.cuda.set_device(torch.device(self.device))
+            torch.backends.cuda.matmul.allow_tf32 = req["allow_tf32"]
+            torch.backends.cudnn.allow_tf32 = req["allow_tf32"]
+        if hasattr(torch, "set_float32_matmul_precision"):
+            torch.set_float32_matmul_precision("high" if req["allow_tf32"] else "highest")
+        self.result["environment"] = envinfo.describe(self.device, self.num_threads, req["allow_tf32"])
+
+        # 1. static checks -------------------------------------------------
+        try:
+            with open(req["candidate_path"], "r", encoding="utf-8") as f:
+                source = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            return self.finish("invalid_candidate", "cannot read candidate: %s" % e)
+        findings = static_check.analyze(source, req["policy"])
+        self.result["static_findings"] = static_check.to_json(findings)
+        verdict = static_check.verdict_for(findings)
+        if verdict is not None:
+            first = [f for f in findings if f.severity == static_check.REJECT][0]
+            return self.finish(verdict, "static check: %s at line %d: %s" % (first.rule, first.line, first.message))
+
+        # 2. reference (trusted) -------------------------------------------
+        try:
+            self.task = taskload.load_task(req["task_path"])
+        except taskload.TaskError as e:
+            raise TaskFailure(str(e))
+        init_seed = seeds.init_seed(req["seed"])
+        try:
+            torch.manual_seed(init_seed)
+            init_inputs = taskload.as_list(self.task.get_init_inputs(), "get_init_inputs")
+            torch.manual_seed(init_seed)
+            ref = self.task.Model(*init_inputs)
+            ref = ref.to(self.device).eval()
+        except Exception as e:
+            raise TaskFailure("reference Model could not be constructed: %s: %s" % (type(e).__name__, e))
+        self.ref_model = ref
+
+        # 3. worker: build + construct --------------------------------------
+        build_dir = req["build_dir"] or os.path.join(tempfile.gettempdir(), "kbharness-build-cache")
+        os.makedirs(build_dir, exist_ok=True)
+        workdir = tempfile.mkdtemp(prefix="kbharness-")
+        os.chmod(workdir, 0o700)
+        worker = None
+        try:
+            worker = WorkerHandle(self.device, self.num_threads, workdir)
+            return self._with_worker(worker, init_inputs, init_seed, build_dir)
+        finally:
+            if worker is not None:
+                worker.close()
+                self.result["worker_log_tail"] = worker.log_tail()
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _inputs(self, seed):
+        import torch
+
+        torch.manual_seed(seed)
+        if self.device.startswith("cuda") and hasattr(torch.device, "__enter__"):
+            with torch.device(self.device):
+                inputs = self.task.get_inputs()
+        else:
+            inputs = self.task.get_inputs()
+        inputs = taskload.as_list(inputs, "get_inputs")
+        return [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+
+    def _reference(self, inputs):
+        import torch
+
+        with torch.no_grad():
+            out = self.ref_model(*_clone(inputs))
+        if self.device.startswith("cuda"):
+            torch.cuda.synchronize()
+        return out
+
+    def _with_worker(self, worker, init_inputs, init_seed, build_dir):
+        req = self.req
+        desc, data = codec.encode(init_inputs)
+        header = {"cmd": "load", "candidate_path": req["candidate_path"], "device": self.device,
+                  "init_seed": init_seed, "num_threads": self.num_threads, "build_dir": build_dir,
+                  "allow_tf32": req["allow_tf32"], "init": desc}
+        try:
+            reply, _ = worker.call(header, data, req["build_timeout_seconds"], "build and construction")
+        except WorkerFailure as e:
+            return self.finish(e.kind if e.kind == "timeout" else "runtime_error", e.message)
+        build = reply.get("build") or {}
+        if isinstance(build, dict):
+            self.result["build"] = {
+                "status": build.get("status", "skipped"),
+                "seconds": float(build.get("seconds") or 0.0),
+                "cache_key": build.get("cache_key"),
+                "log": str(build.get("log", ""))[-200000:],
+                "errors": build.get("errors") or [],
+                "extensions": build.get("extensions") or [],
+            }
+        if not reply.get("ok"):
+            stage = reply.get("stage")
+            err = str(reply.get("error", "unknown error"))
+            if stage == "build":
+                n = len(self.result["build"]["errors"])
+                first = self.result["build"]["errors"][0] if n else None
+                where = (" (first: %s:%s: %s)" % (first.get("file"), first.get("line"), first.get("message"))
+                         if first else "")
+                return self.finish("build_error", "extension build failed with %d error(s)%s" % (n, where))
+            if stage == "invalid":
+                return self.finish("invalid_candidate", err)
+            what = "constructing ModelNew" if stage == "construct" else "importing the candidate"
+            return self.finish("runtime_error", "%s raised %s" % (what, err))
+        if self.build_only:
+            return self.finish("built", "candidate built (%s) and constructed" % self.result["build"]["status"])
+
+        # 4. correctness ------------------------------------------------------
+        trials = []
+        self.result["correctness"] = {"passed": False, "trials": trials, "atol": req["atol"], "rtol": req["rtol"]}
+        expected_device = "cuda" if self.device.startswith("cuda") else "cpu"
+        first_failure = None
+        for i in range(req["correctness_trials"]):
+            tseed = seeds.trial_seed(req["seed"], i)
+            try:
+                inputs = self._inputs(tseed)
+                desc, data = codec.encode(inputs)
+                expected = self._reference(inputs)
+            except Exception as e:
+                raise TaskFailure("reference failed on trial %d: %s: %s" % (i, type(e).__name__, e))
+            del inputs
+            stage = "correctness trial %d" % i
+            try:
+                reply, payload = worker.call({"cmd": "run", "inputs": desc}, data,
+                                             req["trial_timeout_seconds"], stage)
+            except WorkerFailure as e:
+                trials.append({"index": i, "seed": tseed, "passed": False, "max_abs_error": None,
+                               "max_rel_error": None, "mismatch_fraction": None, "message": e.message})
+                return self.finish("timeout" if e.kind == "timeout" else "runtime_error", e.message)
+            if not reply.get("ok"):
+                msg = "forward raised %s in %s" % (reply.get("error", "an exception"), stage)
+                trials.append({"index": i, "seed": tseed, "passed": False, "max_abs_error": None,
+                               "max_rel_error": None, "mismatch_fraction": None, "message": msg})
+                return self.finish("runtime_error", msg)
+            try:
+                got = codec.decode(reply.get("output"), payload)
+                devices = codec.tensor_devices(reply.get("output"))
+            except (codec.DecodeError, TypeError, AttributeError) as e:
+                got, devices = None, []
+                cmp = {"passed": False, "max_abs_error": None, "max_rel_error": None,
+                       "mismatch_fraction": 1.0, "message": "output rejected: %s" % e}
+            else:
+                cmp = compare.compare(_to_cpu(expected), got, req["atol"], req["rtol"])
+                wrong_dev = [d for d in devices if str(d).split(":")[0] != expected_device]
+                if cmp["passed"] and wrong_dev:
+                    cmp["passed"] = False
+                    cmp["message"] = "output is on device %s, expected %s" % (wrong_dev[0], expected_device)
+            cmp.update({"index": i, "seed": tseed})
+            trials.append({k: cmp[k] for k in ("index", "seed", "passed", "max_abs_error", "max_rel_error",
+                                               "mismatch_fraction", "message")})
+            if not cmp["passed"] and first_failure is None:
+                first_failure = "trial %d: %s" % (i, cmp["message"] or "outputs differ")
+        if first_failure is not None:
+            failed = sum(1 for t in trials if not t["passed"])
+            return self.finish("incorrect", "%d of %d correctness trials failed; %s" %
+                               (failed, len(trials), first_failure))
+        self.result["correctness"]["passed"] = True
+
+        # 5. timing --------------------------------------------------------------
+        sets = [self._inputs(seeds.timing_seed(req["seed"], k)) for k in range(req["timing_input_sets"])]
+        refs = [_to_cpu(self._reference(s)) for s in sets]
+        desc, data = codec.encode(sets)
+        header = {"cmd": "time", "sets": desc, "warmup": req["warmup"], "trials": req["timing_trials"],
+                  "max_seconds": req["max_timing_seconds"]}
+        try:
+            worker.send(header, data, "timing")
+            ev, _ = worker.receive(req["timing_timeout_seconds"], "timing warm-up")
+            if ev.get("event") != "start":
+                if not ev.get("ok"):
+                    return self.finish("runtime_error", "forward raised %s during timing warm-up" %
+                                       ev.get("error", "an exception"))
+                raise WorkerFailure("crash", "worker skipped the timing start mark")
+            t_start = time.perf_counter()
+            reply, payload = worker.receive(req["timing_timeout_seconds"], "timing")
+            wall_ms = (time.perf_counter() - t_start) * 1000.0
+        except WorkerFailure as e:
+            return self.finish("timeout" if e.kind == "timeout" else "runtime_error", e.message)
+        if not reply.get("ok"):
+            return self.finish("runtime_error", "forward raised %s during timing" % reply.get("error", "?"))
+        samples = reply.get("samples_ms")
+        if not isinstance(samples, list) or not samples or not all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
+                for x in samples):
+            return self.finish("runtime_error", "worker returned malformed timing samples")
+        try:
+            outs = codec.decode(reply.get("outputs"), payload)
+        except (codec.DecodeError, TypeError, AttributeError) as e:
+            return self.finish("incorrect", "output of a timed iteration rejected: %s" % e)
+        if not isinstance(outs, list) or len(outs) != len(sets):
+            return self.finish("incorrect", "timed-iteration outputs missing")
+        for k, (o, r) in enumerate(zip(outs, refs)):
+            if o is None:
+                continue
+            cmp = compare.compare(r, o, req["atol"], req["rtol"])
+            if not cmp["passed"]:
+                return self.finish("incorrect", "output produced during timing (input set %d) differs from the "
+                                                "reference: %s" % (k, cmp["message"]))
+        worker.close()
+        cand = timing.stats(samples, wall_ms)
+
+        eager = None
+        if req["baseline"].get("eager", True):
+            eager = self._time_reference(self.ref_model, sets)
+        compiled = None
+        if req["baseline"].get("compile"):
+            compiled = self._time_compiled(sets)
+        self._check_wall_clock(samples, wall_ms, eager)
+        self.result["timing"] = {"candidate": cand, "eager": eager, "compile": compiled,
+                                 "warmup": req["warmup"], "input_sets": len(sets),
+                                 "method": "cuda-events+l2-flush" if self.device.startswith("cuda")
+                                 else "perf_counter"}
+        speed = {"eager": None, "compile": None}
+        if eager and eager.get("median_ms") and cand.get("median_ms"):
+            speed["eager"] = round(eager["median_ms"] / cand["median_ms"], 4)
+        if compiled and compiled.get("median_ms") and cand.get("median_ms"):
+            speed["compile"] = round(compiled["median_ms"] / cand["median_ms"], 4)
+        self.result["speedup"] = speed
+        if speed["eager"] and speed["eager"] > EXCESSIVE_SPEEDUP:
+            self.flag("excessive-speedup", "%.1fx faster than eager: review before counting" % speed["eager"])
+        msg = "correct: %d/%d trials passed; median %.4f ms" % (len(trials), len(trials), cand["median_ms"])
+        if speed["eager"]:
+            msg += " vs eager %.4f ms (%.2fx)" % (eager["median_ms"], speed["eager"])
+        return self.finish("correct", msg)
+
+    def _check_wall_clock(self, samples, wall_ms, eager):
+        """Cross-check the worker's samples with the trusted wall clock.
+
+        samples exclude the first timed call; wall_ms includes it.  The time a
+        loop spends outside the measured window (input clones, L2 flush,
+        synchronisation) is estimated from the reference's own loop, which
+        runs the same code in this process.
+        """
+        total = sum(samples)
+        if total > wall_ms * 1.05 + 1.0:
+            self.flag("timing-exceeds-wall-clock",
+                      "reported samples add up to %.3f ms but the timed loop took %.3f ms" % (total, wall_ms))
+        if not eager or not eager.get("samples_ms") or eager.get("wall_ms") is None:
+            return
+        e_samples = eager["samples_ms"]
+        e_calls = len(e_samples) + 1
+        e_overhead = max(0.0, eager["wall_ms"] - sum(e_samples) - max(e_samples)) / e_calls
+        calls = len(samples) + 1
+        expected = total + max(samples) + calls * e_overhead
+        if wall_ms > 2.0 * expected + 50.0:
+            self.flag("wall-clock-exceeds-timing",
+                      "the timed loop took %.3f ms of wall clock, about %.3f ms were expected from the samples "
+                      "and the loop's own overhead: work may run outside the measured window" % (wall_ms, expected))
+
+    def _time_reference(self, model, sets):
+        req = self.req
+        t0 = time.perf_counter()
+        box = {}
+
+        def start():
+            box["t"] = time.perf_counter()
+
+        samples, _ = timing.time_callable(model, sets, self.device, req["warmup"], req["timing_trials"],
+                                          req["max_timing_seconds"], on_start=start, keep_outputs=False)
+        wall = (time.perf_counter() - box.get("t", t0)) * 1000.0
+        return timing.stats(samples, wall)
+
+    def _time_compiled(self, sets):
+        import torch
+
+        if not hasattr(torch, "compile"):
+            return {"unavailable": "torch.compile is not available in torch %s" % torch.__version__}
+        mode = self.req["baseline"].get("compile_mode", "default")
+        try:
+            compiled = torch.compile(self.ref_model, mode=mode)
+            with torch.no_grad():
+                compiled(*sets[0])
+            out = self._time_reference(compiled, sets)
+            out["mode"] = mode
+            return out
+        except Exception as e:
+            return {"unavailable": "torch.compile failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0]
+                                                                    if str(e) else "")}
+
+
+def _to_cpu(value):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_cpu(v) for v in value)
+    return value
+
+
+def evaluate(req, build_only=False):
+    """Run one evaluation; returns the result document (a dict).
+
+    Raises RequestError / TaskFailure for problems that are not the
+    candidate's fault.
+    """
+    ev = Evaluation(req, build_only=build_only)
+    return ev.run()
+
+
+__all__ = ["evaluate", "TaskFailure", "RequestError"]

@@ -1,0 +1,109 @@
+"""Task validation: does a task file load, run, and make a meaningful test?
+
+Flags (DESIGN §5.7): a task whose output is near-constant, whose output
+magnitude is below the tolerance (all-zeros would pass), or whose output does
+not depend on its input lets degenerate candidates pass.
+"""
+
+import time
+
+from . import taskload
+
+DEFAULT_SEED = 20240607
+
+
+def _tensors(value):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        out = []
+        for v in value:
+            out.extend(_tensors(v))
+        return out
+    return []
+
+
+def validate(path, atol=1e-4, rtol=1e-4, seed=DEFAULT_SEED, num_threads=None):
+    import torch
+
+    report = {"ok": False, "errors": [], "output_shapes": [], "output_dtypes": [], "flags": [],
+              "seconds": None, "task": path}
+    if num_threads:
+        torch.set_num_threads(num_threads)
+    try:
+        task = taskload.load_task(path, module_name="kbstudio_task_validate")
+    except taskload.TaskError as e:
+        report["errors"].append(str(e))
+        return report
+
+    def flag(name, message):
+        report["flags"].append({"flag": name, "message": message})
+
+    try:
+        torch.manual_seed(seed)
+        init = taskload.as_list(task.get_init_inputs(), "get_init_inputs")
+        torch.manual_seed(seed)
+        model = task.Model(*init).eval()
+    except Exception as e:
+        report["errors"].append("constructing Model raised %s: %s" % (type(e).__name__, e))
+        return report
+
+    def run(s):
+        torch.manual_seed(s)
+        inputs = taskload.as_list(task.get_inputs(), "get_inputs")
+        with torch.no_grad():
+            return model(*inputs)
+
+    try:
+        t0 = time.perf_counter()
+        out1 = run(seed + 1)
+        report["seconds"] = round(time.perf_counter() - t0, 6)
+        out1b = run(seed + 1)
+        out2 = run(seed + 2)
+    except taskload.TaskError as e:
+        report["errors"].append(str(e))
+        return report
+    except Exception as e:
+        report["errors"].append("running Model raised %s: %s" % (type(e).__name__, e))
+        return report
+    t1, t1b, t2 = _tensors(out1), _tensors(out1b), _tensors(out2)
+    if not t1:
+        report["errors"].append("Model returned no tensor (got %s)" % type(out1).__name__)
+        return report
+    report["output_shapes"] = [list(t.shape) for t in t1]
+    report["output_dtypes"] = [str(t.dtype).replace("torch.", "") for t in t1]
+    report["ok"] = True
+
+    floats = [t.detach().double() for t in t1 if t.is_floating_point() and t.numel() > 0]
+    if any(not bool(torch.isfinite(t).all()) for t in floats):
+        flag("non-finite-output", "the reference output contains NaN or Inf")
+    finite = [torch.nan_to_num(t) for t in floats]
+    if finite:
+        max_mag = max(float(t.abs().max()) for t in finite)
+        report["max_abs_output"] = max_mag
+        if all(torch.allclose(torch.zeros_like(t), t, atol=atol, rtol=rtol) for t in finite):
+            flag("below-tolerance", "max |output| = %.3g is within atol=%g of zero: an all-zeros output passes"
+                 % (max_mag, atol))
+        elif all(torch.allclose(torch.full_like(t, float(t.mean())), t, atol=atol, rtol=rtol) for t in finite):
+            flag("near-constant", "the output is constant within tolerance: a constant output passes")
+        else:
+            total = sum(t.numel() for t in finite)
+            small = sum(int((t.abs() <= atol).sum()) for t in finite)
+            if total and small >= 0.95 * total:
+                flag("mostly-below-tolerance", "%.1f%% of the output elements are within atol=%g of zero"
+                     % (100.0 * small / total, atol))
+    same = len(t1) == len(t2) and all(
+        a.shape == b.shape and a.dtype == b.dtype and (
+            torch.allclose(a.double(), b.double(), atol=atol, rtol=rtol, equal_nan=True)
+            if a.is_floating_point() else torch.equal(a, b))
+        for a, b in zip(t1, t2))
+    if same:
+        flag("input-insensitive", "two different seeded inputs give the same output within tolerance")
+    repeat = len(t1) == len(t1b) and all(
+        torch.equal(a, b) or (a.is_floating_point() and torch.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True))
+        for a, b in zip(t1, t1b))
+    if not repeat:
+        flag("nondeterministic", "the same input gives different outputs on two runs")
+    return report

@@ -1,0 +1,162 @@
+"""The candidate worker: a separate process that imports and runs ModelNew.
+
+Started by the trusted process as ``python -m kbharness.worker --cmd-fd N
+--reply-fd M``.  It receives commands and inputs over a private pipe and
+returns only tensors (plus timing samples that the trusted side
+cross-checks with its own wall clock).  Everything reported from here is
+treated as untrusted by the judge.
+
+Commands (JSON headers, tensors in the payload, see codec.py):
+  load  {candidate_path, device, init_seed, num_threads, build_dir, allow_tf32}
+        payload: init inputs
+  run   payload: inputs              -> reply payload: output
+  time  {warmup, trials, max_seconds} payload: list of input sets
+        -> {"event": "start"} then reply with samples, payload: last outputs
+  exit
+"""
+
+import argparse
+import faulthandler
+import importlib.util
+import os
+import sys
+import time
+import traceback
+
+from . import buildcache, codec
+
+
+def _summary(exc):
+    text = "%s: %s" % (type(exc).__name__, exc)
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return first[:500]
+
+
+class Worker:
+    def __init__(self, cmd_fd, reply_fd):
+        self.cmd_fd = cmd_fd
+        self.reply_fd = reply_fd
+        self.model = None
+        self.device = "cpu"
+
+    def reply(self, header, payload=b""):
+        codec.write_frame(self.reply_fd, header, payload)
+
+    def serve(self):
+        while True:
+            try:
+                header, payload = codec.read_frame(self.cmd_fd)
+            except codec.ChannelClosed:
+                return 0
+            cmd = header.get("cmd")
+            if cmd == "exit":
+                self.reply({"ok": True})
+                return 0
+            handler = getattr(self, "cmd_" + str(cmd), None)
+            if handler is None:
+                self.reply({"ok": False, "stage": "protocol", "error": "unknown command %r" % cmd})
+                continue
+            handler(header, payload)
+
+    # ------------------------------------------------------------------
+    def cmd_load(self, header, payload):
+        import torch
+
+        self.device = header.get("device", "cpu")
+        threads = int(header.get("num_threads") or 1)
+        torch.set_num_threads(threads)
+        if self.device.startswith("cuda"):
+            torch.cuda.set_device(torch.device(self.device))
+            allow = bool(header.get("allow_tf32"))
+            torch.backends.cuda.matmul.allow_tf32 = allow
+            torch.backends.cudnn.allow_tf32 = allow
+        if hasattr(torch, "set_float32_matmul_precision"):
+            torch.set_float32_matmul_precision("high" if header.get("allow_tf32") else "highest")
+        cache_device = "cpu"
+        if self.device.startswith("cuda"):
+            cache_device = "cuda-sm%d%d" % torch.cuda.get_device_capability(torch.device(self.device))
+        buildcache.install(header["build_dir"], cache_device)
+        path = header["candidate_path"]
+        stage = "import"
+        try:
+            init_inputs = codec.decode(header["init"], payload)
+            spec = importlib.util.spec_from_file_location("kbstudio_candidate", path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules["kbstudio_candidate"] = module
+            spec.loader.exec_module(module)
+            cls = getattr(module, "ModelNew", None)
+            if cls is None or not isinstance(cls, type):
+                self.reply({"ok": False, "stage": "invalid", "error": "candidate defines no class ModelNew",
+                            "build": buildcache.summary()})
+                return
+            stage = "construct"
+            torch.manual_seed(int(header["init_seed"]))
+            model = cls(*init_inputs)
+            if hasattr(model, "to"):
+                model = model.to(self.device)
+            if hasattr(model, "eval"):
+                model.eval()
+            self.model = model
+        except SyntaxError as e:
+            self.reply({"ok": False, "stage": "invalid", "error": _summary(e),
+                        "traceback": traceback.format_exc()[-8000:], "build": buildcache.summary()})
+            return
+        except BaseException as e:  # noqa: B902 - report everything, including SystemExit
+            build = buildcache.summary()
+            if build["status"] == "failed":
+                stage = "build"
+            self.reply({"ok": False, "stage": stage, "error": _summary(e),
+                        "traceback": traceback.format_exc()[-8000:], "build": build})
+            return
+        self.reply({"ok": True, "build": buildcache.summary()})
+
+    def _forward(self, inputs):
+        import torch
+
+        with torch.no_grad():
+            out = self.model(*inputs)
+        if self.device.startswith("cuda"):
+            torch.cuda.synchronize()
+        return out
+
+    def cmd_run(self, header, payload):
+        try:
+            inputs = codec.decode(header["inputs"], payload, device=self.device)
+            t0 = time.perf_counter()
+            out = self._forward(inputs)
+            seconds = time.perf_counter() - t0
+            desc, data = codec.encode(out)
+        except BaseException as e:  # noqa: B902
+            self.reply({"ok": False, "stage": "forward", "error": _summary(e),
+                        "traceback": traceback.format_exc()[-8000:]})
+            return
+        self.reply({"ok": True, "output": desc, "seconds": seconds}, data)
+
+    def cmd_time(self, header, payload):
+        from . import timing
+
+        try:
+            sets = codec.decode(header["sets"], payload, device=self.device)
+            samples, last = timing.time_callable(
+                self.model, sets, self.device, int(header.get("warmup", 3)), int(header.get("trials", 20)),
+                float(header.get("max_seconds", 10.0)),
+                on_start=lambda: self.reply({"event": "start"}))
+            desc, data = codec.encode(list(last))
+        except BaseException as e:  # noqa: B902
+            self.reply({"ok": False, "stage": "timing", "error": _summary(e),
+                        "traceback": traceback.format_exc()[-8000:]})
+            return
+        self.reply({"ok": True, "samples_ms": samples, "outputs": desc}, data)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="kbharness.worker")
+    parser.add_argument("--cmd-fd", type=int, required=True)
+    parser.add_argument("--reply-fd", type=int, required=True)
+    args = parser.parse_args(argv)
+    faulthandler.enable()
+    return Worker(args.cmd_fd, args.reply_fd).serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""The private value encoding and the output comparison."""
+
+import math
+import unittest
+
+import torch
+
+import harness_testlib  # noqa: F401  (puts kbharness on sys.path)
+from kbharness import codec, compare, evaluate, seeds, timing
+
+
+class CodecTests(unittest.TestCase):
+    def roundtrip(self, value):
+        desc, data = codec.encode(value)
+        return codec.decode(desc, data)
+
+    def test_roundtrip(self):
+        x = torch.randn(3, 4)
+        y = torch.arange(6, dtype=torch.int64).reshape(2, 3)
+        b = torch.randn(5).to(torch.bfloat16)
+        out = self.roundtrip((x, [y, b], 3, 2.5, None))
+        self.assertIsInstance(out, tuple)
+        self.assertTrue(torch.equal(out[0], x))
+        self.assertTrue(torch.equal(out[1][0], y))
+        self.assertTrue(torch.equal(out[1][1], b))
+        self.assertEqual(out[2:], (3, 2.5, None))
+        self.assertIs(type(out[0]), torch.Tensor)
+
+    def test_noncontiguous_and_empty(self):
+        x = torch.randn(4, 6).t()
+        self.assertTrue(torch.equal(self.roundtrip(x), x))
+        e = torch.empty(0, 3)
+        self.assertEqual(self.roundtrip(e).shape, (0, 3))
+
+    def test_decoded_tensor_owns_memory(self):
+        x = torch.ones(4)
+        desc, data = codec.encode(x)
+        y = codec.decode(desc, data)
+        y.add_(1)
+        self.assertTrue(torch.equal(x, torch.ones(4)))
+
+    def test_subclass_is_not_encodable(self):
+        class Sub(torch.Tensor):
+            pass
+
+        desc, data = codec.encode(torch.ones(2).as_subclass(Sub))
+        self.assertEqual(desc["t"], "invalid")
+        with self.assertRaises(codec.DecodeError) as ctx:
+            codec.decode(desc, data)
+        self.assertIn("subclass", str(ctx.exception))
+
+    def test_foreign_objects_and_bad_descriptions(self):
+        desc, data = codec.encode({"a": 1})
+        with self.assertRaises(codec.DecodeError):
+            codec.decode(desc, data)
+        good, data = codec.encode(torch.ones(4))
+        for bad in ({"t": "tensor", "dtype": "float32", "shape": [5], "off": 0, "n": 16},
+                    {"t": "tensor", "dtype": "float32", "shape": [4], "off": 8, "n": 16},
+                    {"t": "tensor", "dtype": "object", "shape": [4], "off": 0, "n": 16},
+                    {"t": "pickle"}):
+            with self.subTest(bad=bad), self.assertRaises(codec.DecodeError):
+                codec.decode(bad, data)
+
+
+class CompareTests(unittest.TestCase):
+    def test_equal(self):
+        x = torch.randn(100)
+        r = compare.compare(x, x.clone(), 1e-4, 1e-4)
+        self.assertTrue(r["passed"])
+        self.assertEqual(r["max_abs_error"], 0.0)
+        self.assertEqual(r["mismatch_fraction"], 0.0)
+
+    def test_error_statistics(self):
+        x = torch.zeros(100)
+        y = x.clone()
+        y[:10] = 0.5
+        r = compare.compare(x, y, 1e-4, 1e-4)
+        self.assertFalse(r["passed"])
+        self.assertAlmostEqual(r["max_abs_error"], 0.5)
+        self.assertAlmostEqual(r["mismatch_fraction"], 0.1)
+        self.assertIn("10 of 100", r["message"])
+
+    def test_within_tolerance(self):
+        x = torch.full((10,), 100.0)
+        r = compare.compare(x, x + 0.005, 1e-4, 1e-4)  # 0.005 < 1e-4 + 1e-4 * 100
+        self.assertTrue(r["passed"])
+        self.assertGreater(r["max_rel_error"], 0)
+
+    def test_nan_and_inf(self):
+        x = torch.randn(8)
+        y = x.clone()
+        y[3] = float("nan")
+        r = compare.compare(x, y, 1e-4, 1e-4)
+        self.assertFalse(r["passed"])
+        self.assertIn("NaN", r["message"])
+        y[3] = float("inf")
+        self.assertFalse(compare.compare(x, y, 1e-4, 1e-4)["passed"])
+
+    def test_structure_shape_dtype(self):
+        x = torch.randn(4, 4)
+        self.assertIn("shape", compare.compare(x, x.reshape(16), 1, 1)["message"])
+        self.assertIn("dtype", compare.compare(x, x.double(), 1, 1)["message"])
+        self.assertIn("structure", compare.compare((x, x), [x, x], 1, 1)["message"])
+        self.assertIn("structure", compare.compare(x, (x,), 1, 1)["message"])
+        self.assertTrue(compare.compare((x, [x]), (x.clone(), [x.clone()]), 1e-4, 1e-4)["passed"])
+
+
+class SeedTests(unittest.TestCase):
+    def test_derived_seeds_hide_the_request_seed(self):
+        s = 12345
+        derived = [seeds.init_seed(s)] + [seeds.trial_seed(s, i) for i in range(5)] + \
+                  [seeds.timing_seed(s, i) for i in range(3)]
+        self.assertNotIn(s, derived)
+        self.assertEqual(len(set(derived)), len(derived))
+        self.assertEqual(seeds.trial_seed(s, 0), seeds.trial_seed(s, 0))
+        self.assertNotEqual(seeds.trial_seed(s, 0), seeds.trial_seed(s + 1, 0))
+        self.assertTrue(all(0 <= d < 2 ** 63 for d in derived))
+
+
+class WallClockCrossCheckTests(unittest.TestCase):
+    def flags(self, samples, wall_ms, eager):
+        ev = evaluate.Evaluation({})
+        ev._check_wall_clock(samples, wall_ms, eager)
+        return [f["flag"] for f in ev.result["flags"]]
+
+    def test_consistent(self):
+        eager = timing.stats([1.0] * 10, 12.5)
+        self.assertEqual(self.flags([2.0] * 10, 23.0, eager), [])
+
+    def test_samples_larger_than_wall_clock(self):
+        self.assertIn("timing-exceeds-wall-clock", self.flags([5.0] * 10, 20.0, None))
+
+    def test_work_outside_the_window(self):
+        eager = timing.stats([1.0] * 10, 12.5)
+        self.assertIn("wall-clock-exceeds-timing", self.flags([0.01] * 10, 500.0, eager))
+
+    def test_loop_overhead_is_not_flagged(self):
+        # tiny kernels whose loop is dominated by per-call clones/flushes
+        eager = timing.stats([0.02] * 50, 60.0)
+        self.assertEqual(self.flags([0.01] * 50, 58.0, eager), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,182 @@
+"""End-to-end evaluations of fixture candidates (CPU mode).
+
+Every fixture that builds uses the same kernel source, so a test run
+compiles it once; the cache lives in KBHARNESS_TEST_BUILD_DIR.
+"""
+
+import time
+import unittest
+
+import harness_testlib as lib
+
+
+class _Base(unittest.TestCase):
+    schema = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.schema = lib.load_schema()
+
+    def run_eval(self, fixture, **kw):
+        code, doc, proc = lib.evaluate(lib.fixture(fixture), **kw)
+        self.assertEqual(code, 0, lib.describe(doc, proc))
+        self.assertIsNotNone(doc)
+        self.assertEqual(lib.schema_errors(doc, self.schema), [], lib.describe(doc, proc))
+        return doc
+
+    def assertVerdict(self, doc, verdict):
+        self.assertEqual(doc["verdict"], verdict, lib.describe(doc))
+
+
+class CorrectCandidateTests(_Base):
+    def test_correct_then_cached(self):
+        doc = self.run_eval("fx_correct.py", timing_trials=8)
+        self.assertVerdict(doc, "correct")
+        trials = doc["correctness"]["trials"]
+        self.assertEqual(len(trials), 5)
+        self.assertTrue(all(t["passed"] and t["max_abs_error"] == 0.0 for t in trials))
+        seeds = [t["seed"] for t in trials]
+        self.assertEqual(len(set(seeds)), 5)
+        self.assertNotIn(987654321, seeds)  # the request seed itself never appears
+        cand = doc["timing"]["candidate"]
+        self.assertEqual(len(cand["samples_ms"]), 8)
+        self.assertGreater(cand["wall_ms"], 0)
+        self.assertGreaterEqual(cand["wall_ms"], sum(cand["samples_ms"]) * 0.95)
+        self.assertEqual(len(doc["timing"]["eager"]["samples_ms"]), 8)
+        self.assertIsNone(doc["timing"]["compile"])
+        self.assertGreater(doc["speedup"]["eager"], 0)
+        self.assertEqual(doc["environment"]["device"], "cpu")
+        self.assertEqual(doc["environment"]["num_threads"], 1)
+        self.assertIn(doc["build"]["status"], ("ok", "cached"))
+        self.assertEqual(len(doc["build"]["cache_key"]), 64)
+
+        import torch
+
+        # where torch has no torch.compile the baseline is reported unavailable, never faked
+        no_compile = not hasattr(torch, "compile")
+        t0 = time.monotonic()
+        again = self.run_eval("fx_correct.py", baseline={"eager": True, "compile": no_compile})
+        elapsed = time.monotonic() - t0
+        self.assertVerdict(again, "correct")
+        self.assertEqual(again["build"]["status"], "cached")
+        self.assertEqual(again["build"]["cache_key"], doc["build"]["cache_key"])
+        self.assertLess(again["build"]["seconds"], 3.0)
+        self.assertLess(elapsed, 30.0)
+        if no_compile:
+            self.assertIn("not available", again["timing"]["compile"]["unavailable"])
+
+    def test_input_mutation_does_not_affect_the_comparison(self):
+        doc = self.run_eval("fx_mutate.py")
+        self.assertVerdict(doc, "correct")
+
+
+class WrongOutputTests(_Base):
+    def test_wrong_values(self):
+        doc = self.run_eval("fx_wrong.py")
+        self.assertVerdict(doc, "incorrect")
+        trials = doc["correctness"]["trials"]
+        self.assertEqual(len(trials), 5)
+        self.assertFalse(any(t["passed"] for t in trials))
+        self.assertAlmostEqual(trials[0]["max_abs_error"], 0.01, places=5)
+        self.assertGreater(trials[0]["mismatch_fraction"], 0.3)
+        self.assertLess(trials[0]["mismatch_fraction"], 0.7)
+        self.assertIsNone(doc["timing"])
+
+    def test_nan_output(self):
+        doc = self.run_eval("fx_nan.py")
+        self.assertVerdict(doc, "incorrect")
+        self.assertIn("NaN", doc["message"])
+
+    def test_wrong_shape(self):
+        doc = self.run_eval("fx_wrong_shape.py")
+        self.assertVerdict(doc, "incorrect")
+        self.assertIn("shape mismatch", doc["message"])
+
+    def test_wrong_dtype(self):
+        doc = self.run_eval("fx_wrong_dtype.py")
+        self.assertVerdict(doc, "incorrect")
+        self.assertIn("dtype mismatch", doc["message"])
+
+    def test_tensor_subclass_rejected(self):
+        doc = self.run_eval("fx_subclass.py")
+        self.assertVerdict(doc, "incorrect")
+        self.assertIn("subclass", doc["message"])
+
+
+class CrashAndHangTests(_Base):
+    def test_segfault_is_runtime_error(self):
+        doc = self.run_eval("fx_segfault.py")
+        self.assertVerdict(doc, "runtime_error")
+        self.assertIn("SIGSEGV", doc["message"])
+
+    def test_infinite_loop_times_out(self):
+        t0 = time.monotonic()
+        doc = self.run_eval("fx_hang.py", trial_timeout_seconds=3)
+        elapsed = time.monotonic() - t0
+        self.assertVerdict(doc, "timeout")
+        self.assertIn("3.0 s", doc["message"])
+        self.assertLess(elapsed, 40.0)
+
+    def test_constructor_exception(self):
+        doc = self.run_eval("fx_construct_error.py")
+        self.assertVerdict(doc, "runtime_error")
+        self.assertIn("weights missing", doc["message"])
+
+    def test_no_modelnew_is_invalid(self):
+        doc = self.run_eval("fx_no_modelnew.py")
+        self.assertVerdict(doc, "invalid_candidate")
+
+    def test_cheat_is_rejected_before_building(self):
+        doc = self.run_eval("fx_cheat.py")
+        self.assertVerdict(doc, "rejected")
+        self.assertEqual(doc["build"]["status"], "skipped")
+        self.assertIn("torch-op-in-forward", [f["rule"] for f in doc["static_findings"]])
+        self.assertIsNone(doc["correctness"])
+
+
+class BuildErrorTests(_Base):
+    def test_build_error_has_log_and_parsed_errors(self):
+        doc = self.run_eval("fx_build_error.py")
+        self.assertVerdict(doc, "build_error")
+        build = doc["build"]
+        self.assertEqual(build["status"], "failed")
+        self.assertIn("error", build["log"])
+        self.assertTrue(build["errors"], build)
+        first = build["errors"][0]
+        self.assertEqual(first["file"], "main.cpp")
+        self.assertGreater(first["line"], 0)
+        self.assertIn("cannot convert", " ".join(e["message"] for e in build["errors"]))
+        self.assertIsNone(doc["correctness"])
+
+    def test_build_command(self):
+        code, doc, proc = lib.evaluate(lib.fixture("fx_correct.py"), command="build")
+        self.assertEqual(code, 0, lib.describe(doc, proc))
+        self.assertEqual(doc["verdict"], "built", lib.describe(doc, proc))
+        self.assertIn(doc["build"]["status"], ("ok", "cached"))
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+def _cuda_available():
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+@unittest.skipUnless(_cuda_available(), "no CUDA device")
+class CudaTests(_Base):
+    def test_cuda_relu(self):
+        doc = self.run_eval("fx_cuda_relu.py", device="cuda", timing_trials=20,
+                            baseline={"eager": True, "compile": True, "compile_mode": "default"})
+        self.assertVerdict(doc, "correct")
+        self.assertEqual(doc["timing"]["method"], "cuda-events+l2-flush")
+        self.assertIsNotNone(doc["environment"]["device_capability"])
+        self.assertIn("median_ms", doc["timing"]["compile"])
+
+    def test_cuda_wrong_and_cheat(self):
+        self.assertVerdict(self.run_eval("fx_cheat.py", device="cuda"), "rejected")

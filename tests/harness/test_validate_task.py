@@ -1,0 +1,77 @@
+"""validate-task, and the sample suite's files."""
+
+import json
+import os
+import unittest
+
+import harness_testlib as lib
+from kbharness import validate_task
+
+
+class ValidateTaskTests(unittest.TestCase):
+    def test_below_tolerance_task_is_flagged(self):
+        report = validate_task.validate(lib.fixture("task_tiny_softmax.py"))
+        self.assertTrue(report["ok"], report)
+        self.assertIn("below-tolerance", [f["flag"] for f in report["flags"]])
+        self.assertEqual(report["output_shapes"], [[4, 262144]])
+
+    def test_constant_and_input_insensitive_flags(self):
+        import tempfile
+
+        src = ("import torch\nimport torch.nn as nn\nclass Model(nn.Module):\n"
+               "    def forward(self, x):\n        return torch.ones_like(x) * 3.0\n"
+               "def get_inputs():\n    return [torch.randn(16, 16)]\n"
+               "def get_init_inputs():\n    return []\n")
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write(src)
+        try:
+            flags = [x["flag"] for x in validate_task.validate(f.name)["flags"]]
+        finally:
+            os.unlink(f.name)
+        self.assertIn("near-constant", flags)
+        self.assertIn("input-insensitive", flags)
+
+    def test_malformed_tasks_exit_2(self):
+        cases = {"task_syntax_error.py": "syntax error", "task_missing_inputs.py": "get_inputs",
+                 "task_raises.py": "reference is broken"}
+        for name, needle in cases.items():
+            with self.subTest(task=name):
+                proc = lib.run_cli(["validate-task", lib.fixture(name)], timeout=120)
+                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                report = json.loads(proc.stdout)
+                self.assertFalse(report["ok"])
+                self.assertIn(needle, " ".join(report["errors"]))
+                self.assertIn(needle, proc.stderr)
+
+    def test_cli_ok(self):
+        proc = lib.run_cli(["validate-task", lib.RELU_TASK], timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertTrue(json.loads(proc.stdout)["ok"])
+
+    def test_evaluate_with_broken_task_exits_2(self):
+        code, doc, proc = lib.evaluate(lib.fixture("fx_construct_error.py"), task=lib.fixture("task_missing_inputs.py"))
+        self.assertEqual(code, 2, proc.stderr)
+        self.assertEqual(doc["error"], "task_error")
+        self.assertIn("get_inputs", doc["message"])
+
+
+class SampleSuiteTests(unittest.TestCase):
+    def test_suite_manifest_and_tasks(self):
+        with open(os.path.join(lib.SUITE_DIR, "suite.json")) as f:
+            suite = json.load(f)
+        self.assertEqual(suite["name"], "sample")
+        tasks = suite["tasks"]
+        self.assertGreaterEqual(len(tasks), 8)
+        self.assertEqual({t["level"] for t in tasks}, {1, 2, 3})
+        self.assertEqual(len({t["id"] for t in tasks}), len(tasks))
+        for t in tasks:
+            with self.subTest(task=t["id"]):
+                report = validate_task.validate(os.path.join(lib.SUITE_DIR, t["file"]))
+                self.assertTrue(report["ok"], report)
+                self.assertEqual(report["flags"], [], report)
+                self.assertLess(report["seconds"], 1.0)
+                self.assertTrue(t["ops"])
+
+
+if __name__ == "__main__":
+    unittest.main()
