@@ -6,7 +6,9 @@
 #include "core/paths.h"
 #include "report/baselineimport.h"
 #include "report/exporter.h"
+#ifdef KBSTUDIO_CLI_PDF
 #include "report/pdfreport.h"
+#endif
 
 #include "db/database.h"
 
@@ -14,7 +16,9 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
+#ifdef KBSTUDIO_CLI_PDF
 #include <QGuiApplication>
+#endif
 #include <QTextStream>
 
 #include <cstring>
@@ -119,7 +123,11 @@ int exportCommand(const QStringList& args)
 
         QString error;
         if (*format == report::ExportFormat::Pdf) {
+#ifdef KBSTUDIO_CLI_PDF
             error = report::writePdfReport(data, outPath, html);
+#else
+            error = QStringLiteral("this kbstudio-cli was built without PDF support (KBSTUDIO_CLI_PDF=OFF)");
+#endif
         } else {
             const QByteArray bytes = report::renderExport(*format, data, html);
             if (outPath == QLatin1String("-"))
@@ -196,11 +204,15 @@ std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv)
                 pdf = true;
         }
     }
-    if (!pdf)
-        return std::make_unique<QCoreApplication>(argc, argv);
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    return std::make_unique<QGuiApplication>(argc, argv);
+#ifdef KBSTUDIO_CLI_PDF
+    if (pdf) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        return std::make_unique<QGuiApplication>(argc, argv);
+    }
+#endif
+    Q_UNUSED(pdf)
+    return std::make_unique<QCoreApplication>(argc, argv);
 }
 
 } // namespace kb::cli

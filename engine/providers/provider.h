@@ -13,6 +13,7 @@ struct GenerationRequest {
     QString taskSource;
     int sampleIndex = 0;
     QString prompt;
+    QString device = QStringLiteral("cpu"); // where the candidate will run: cpu or cuda
 };
 
 struct GenerationResult {

@@ -52,7 +52,7 @@ private Q_SLOTS:
         req.taskKey = QStringLiteral("no-such-task");
         const auto missing = demo.generate(req);
         QVERIFY(!missing.ok);
-        QVERIFY(missing.error.contains(QStringLiteral("no stored candidate")));
+        QVERIFY(missing.error.contains(QStringLiteral("no stored cpu candidate")));
     }
 
     void demoProviderNeedsAManifest()

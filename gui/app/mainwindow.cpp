@@ -1,0 +1,339 @@
+#include "mainwindow.h"
+
+#include "models/runscopemodel.h"
+#include "pages/attemptdetailpage.h"
+#include "pages/leaderboardpage.h"
+#include "pages/placeholderpage.h"
+#include "pages/plotspage.h"
+#include "pages/resultspage.h"
+#include "pages/runspage.h"
+
+#include "core/paths.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace kb::gui {
+
+namespace {
+
+const char* const kDemoCommand = "kbstudio-cli run --suite sample --models demo-a,demo-b";
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_loader(new SnapshotLoader(this))
+    , m_banner(new QLabel(this))
+    , m_outer(new QStackedWidget(this))
+    , m_pages(new QStackedWidget(this))
+    , m_placeholder(new PlaceholderPage(this))
+    , m_runsPage(new RunsPage(this))
+    , m_resultsPage(new ResultsPage(this))
+    , m_leaderboardPage(new LeaderboardPage(this))
+    , m_attemptPage(new AttemptDetailPage(this))
+    , m_plotsPage(new PlotsPage(this))
+    , m_scopeModel(new RunScopeModel(this))
+    , m_scopeBox(new QComboBox(this))
+    , m_status(new QLabel(this))
+{
+    setWindowTitle(tr("KernelBench Studio"));
+    m_pages->insertWidget(RunsPageIndex, m_runsPage);
+    m_pages->insertWidget(ResultsPageIndex, m_resultsPage);
+    m_pages->insertWidget(LeaderboardPageIndex, m_leaderboardPage);
+    m_pages->insertWidget(AttemptPageIndex, m_attemptPage);
+    m_pages->insertWidget(PlotsPageIndex, m_plotsPage);
+    m_outer->addWidget(m_placeholder);
+    m_outer->addWidget(m_pages);
+
+    m_banner->setObjectName(QStringLiteral("errorBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->setStyleSheet(QStringLiteral("QLabel#errorBanner { background-color: #c62828; color: white; "
+                                           "padding: 6px; border-radius: 3px; }"));
+    m_banner->hide();
+
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_outer, 1);
+    setCentralWidget(central);
+
+    m_scopeBox->setModel(m_scopeModel);
+    m_scopeBox->setObjectName(QStringLiteral("runScope"));
+    m_scopeBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_scopeBox->setToolTip(tr("Which run the Results, Leaderboard and Plots pages show"));
+    statusBar()->addWidget(m_status, 1);
+
+    createActions();
+
+    connect(m_loader, &SnapshotLoader::loaded, this, &MainWindow::applySnapshot);
+    connect(m_loader, &SnapshotLoader::failed, this, &MainWindow::applyFailure);
+    connect(m_placeholder, &PlaceholderPage::openRequested, this, &MainWindow::openDatabaseDialog);
+    connect(m_scopeBox, &QComboBox::activated, this,
+            [this](int row) { setRunScope(m_scopeModel->runIdAt(row)); });
+    connect(m_runsPage, &RunsPage::runSelected, this, &MainWindow::setRunScope);
+    connect(m_runsPage, &RunsPage::runActivated, this, [this](db::Id runId) {
+        setRunScope(runId);
+        showPage(ResultsPageIndex);
+    });
+    connect(m_resultsPage, &ResultsPage::attemptActivated, this, &MainWindow::showAttempt);
+    connect(m_attemptPage, &AttemptDetailPage::backRequested, this, [this]() { showPage(ResultsPageIndex); });
+    connect(m_attemptPage, &AttemptDetailPage::reviewWritten, this, &MainWindow::reload);
+
+    m_placeholder->setMessage(tr("No database open"), tr("Open a KernelBench Studio database (Ctrl+O)."));
+    m_outer->setCurrentWidget(m_placeholder);
+    showPage(RunsPageIndex);
+    resize(1280, 800);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions()
+{
+    auto* fileMenu = menuBar()->addMenu(tr("&File"));
+    auto* open = fileMenu->addAction(tr("&Open database…"), this, &MainWindow::openDatabaseDialog);
+    open->setShortcut(QKeySequence::Open);
+    auto* reloadAction = fileMenu->addAction(tr("&Reload"), this, &MainWindow::reload);
+    QList<QKeySequence> reloadKeys{QKeySequence(Qt::Key_F5)};
+    for (const QKeySequence& key : QKeySequence::keyBindings(QKeySequence::Refresh)) {
+        if (!reloadKeys.contains(key))
+            reloadKeys << key;
+    }
+    reloadAction->setShortcuts(reloadKeys);
+    fileMenu->addSeparator();
+    auto* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    auto* navigation = new QToolBar(tr("Pages"), this);
+    navigation->setObjectName(QStringLiteral("pagesToolBar"));
+    navigation->setMovable(false);
+    navigation->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto* group = new QActionGroup(this);
+    auto* viewMenu = menuBar()->addMenu(tr("&View"));
+    const std::array<QString, PageCount> names = {tr("Runs"), tr("Results"), tr("Leaderboard"),
+                                                  tr("Attempt"), tr("Plots")};
+    for (int page = 0; page < PageCount; ++page) {
+        auto* action = new QAction(names[static_cast<std::size_t>(page)], this);
+        action->setCheckable(true);
+        action->setShortcut(QKeySequence(QKeyCombination(Qt::ControlModifier, static_cast<Qt::Key>(Qt::Key_1 + page))));
+        action->setToolTip(tr("%1 (%2)").arg(action->text(), action->shortcut().toString(QKeySequence::NativeText)));
+        group->addAction(action);
+        navigation->addAction(action);
+        viewMenu->addAction(action);
+        connect(action, &QAction::triggered, this, [this, page]() { showPage(static_cast<Page>(page)); });
+        m_pageActions[static_cast<std::size_t>(page)] = action;
+    }
+
+    auto* tools = new QToolBar(tr("Database"), this);
+    tools->setObjectName(QStringLiteral("databaseToolBar"));
+    tools->setMovable(false);
+    tools->addAction(open);
+    tools->addAction(reloadAction);
+    tools->addSeparator();
+    tools->addWidget(new QLabel(tr(" Scope: "), this));
+    tools->addWidget(m_scopeBox);
+
+    addToolBar(Qt::TopToolBarArea, tools);
+    addToolBar(Qt::LeftToolBarArea, navigation);
+
+    auto* helpMenu = menuBar()->addMenu(tr("&Help"));
+    helpMenu->addAction(tr("Metric &definitions"), m_leaderboardPage, &LeaderboardPage::showDefinitions);
+    helpMenu->addAction(tr("&About KernelBench Studio"), this, [this]() {
+        QMessageBox::about(this, tr("About KernelBench Studio"),
+                           tr("<b>KernelBench Studio %1</b><p>Measures how well LLMs write fast, "
+                              "correct GPU kernels.</p>")
+                               .arg(QStringLiteral(KBSTUDIO_VERSION)));
+    });
+}
+
+void MainWindow::openDatabase(const QString& path)
+{
+    m_databasePath = path;
+    m_attemptPage->setDatabasePath(path);
+    m_status->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
+    setWindowTitle(tr("%1 — KernelBench Studio").arg(QFileInfo(path).fileName()));
+    m_loader->load(path);
+}
+
+void MainWindow::reload()
+{
+    if (!m_databasePath.isEmpty())
+        openDatabase(m_databasePath);
+}
+
+void MainWindow::openDatabaseDialog()
+{
+    const QString start = m_databasePath.isEmpty() ? engine::dataDir() : QFileInfo(m_databasePath).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open database"), start, tr("KernelBench Studio databases (*.kbdb *.db *.sqlite);;All files (*)"));
+    if (!path.isEmpty()) {
+        m_runScope.reset();
+        openDatabase(path);
+    }
+}
+
+void MainWindow::applySnapshot(const SnapshotPtr& snapshot)
+{
+    m_snapshot = snapshot;
+    m_banner->hide();
+    m_banner->clear();
+    if (!snapshot->hasRuns()) {
+        m_placeholder->setMessage(tr("No runs yet"),
+                                  tr("%1 holds no runs. Run the demo:\n\n%2\n\nthen press F5 to reload.")
+                                      .arg(QDir::toNativeSeparators(snapshot->databasePath),
+                                           QString::fromLatin1(kDemoCommand)));
+        m_outer->setCurrentWidget(m_placeholder);
+    } else {
+        m_outer->setCurrentWidget(m_pages);
+    }
+    if (m_runScope && *m_runScope != 0 && !snapshot->findRun(*m_runScope))
+        m_runScope.reset();
+    if (!m_runScope && snapshot->hasRuns())
+        m_runScope = snapshot->runs.back().run.id;
+    m_runsPage->setSnapshot(snapshot);
+    m_scopeModel->setSnapshot(snapshot);
+    applyScope();
+    if (m_attemptPage->attemptId() != 0)
+        m_attemptPage->reload();
+    updateStatus();
+    Q_EMIT snapshotApplied();
+}
+
+void MainWindow::applyFailure(const QString& path, const QString& message, bool missingFile)
+{
+    m_snapshot.reset();
+    m_runsPage->setSnapshot(nullptr);
+    m_scopeModel->setSnapshot(nullptr);
+    m_resultsPage->setSnapshot(nullptr, 0);
+    m_leaderboardPage->setSnapshot(nullptr, 0);
+    m_plotsPage->setSnapshot(nullptr, 0);
+    m_attemptPage->clear();
+    if (missingFile) {
+        m_placeholder->setMessage(tr("No runs yet"),
+                                  tr("There is no database at %1 yet. Run the demo:\n\n%2\n\nthen press F5 "
+                                     "to reload, or open another database (Ctrl+O).")
+                                      .arg(QDir::toNativeSeparators(path), QString::fromLatin1(kDemoCommand)));
+    } else {
+        m_placeholder->setMessage(tr("Could not open the database"), message);
+    }
+    m_outer->setCurrentWidget(m_placeholder);
+    showError(message);
+    updateStatus();
+    Q_EMIT loadFailed(message);
+}
+
+void MainWindow::showError(const QString& message)
+{
+    m_banner->setText(message);
+    m_banner->show();
+}
+
+QString MainWindow::errorText() const
+{
+    return m_banner->isVisibleTo(this) ? m_banner->text() : QString();
+}
+
+void MainWindow::setRunScope(db::Id runId)
+{
+    if (m_runScope == runId)
+        return;
+    m_runScope = runId;
+    applyScope();
+}
+
+void MainWindow::applyScope()
+{
+    const db::Id scope = runScope();
+    m_scopeBox->setCurrentIndex(m_scopeModel->rowOfRun(scope));
+    m_runsPage->selectRun(scope);
+    m_resultsPage->setSnapshot(m_snapshot, scope);
+    m_leaderboardPage->setSnapshot(m_snapshot, scope);
+    m_plotsPage->setSnapshot(m_snapshot, scope);
+}
+
+void MainWindow::showAttempt(db::Id attemptId)
+{
+    m_attemptPage->showAttempt(attemptId);
+    showPage(AttemptPageIndex);
+}
+
+void MainWindow::showPage(Page page)
+{
+    m_pages->setCurrentIndex(page);
+    m_pageActions[static_cast<std::size_t>(page)]->setChecked(true);
+}
+
+MainWindow::Page MainWindow::currentPage() const
+{
+    return static_cast<Page>(m_pages->currentIndex());
+}
+
+bool MainWindow::isShowingPlaceholder() const
+{
+    return m_outer->currentWidget() == m_placeholder;
+}
+
+void MainWindow::updateStatus()
+{
+    if (!m_snapshot) {
+        m_status->setText(m_databasePath.isEmpty() ? QString() : tr("Not loaded: %1").arg(QDir::toNativeSeparators(m_databasePath)));
+        return;
+    }
+    m_status->setText(tr("%1 · %2 · %3 attempts · schema v%4")
+                          .arg(QDir::toNativeSeparators(m_snapshot->databasePath))
+                          .arg(m_snapshot->runs.size() == 1 ? tr("1 run") : tr("%1 runs").arg(m_snapshot->runs.size()))
+                          .arg(m_snapshot->attempts.size())
+                          .arg(m_snapshot->schemaVersion));
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/page"), int(currentPage()));
+    m_runsPage->saveState(settings);
+    m_resultsPage->saveState(settings);
+    m_leaderboardPage->saveState(settings);
+    m_attemptPage->saveState(settings);
+    m_plotsPage->saveState(settings);
+}
+
+void MainWindow::restoreSettings()
+{
+    const QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_runsPage->restoreState(settings);
+    m_resultsPage->restoreState(settings);
+    m_leaderboardPage->restoreState(settings);
+    m_attemptPage->restoreState(settings);
+    m_plotsPage->restoreState(settings);
+    const int page = settings.value(QStringLiteral("window/page"), int(RunsPageIndex)).toInt();
+    // the attempt page is empty after a start
+    showPage(page >= 0 && page < PageCount && page != AttemptPageIndex ? static_cast<Page>(page) : RunsPageIndex);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    saveSettings();
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace kb::gui

@@ -1,0 +1,101 @@
+#pragma once
+// The main window only assembles: navigation, the pages, the database loader and settings.
+// Every page owns its own widgets and models.
+
+#include "data/snapshotloader.h"
+
+#include <QMainWindow>
+
+#include <array>
+#include <optional>
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QStackedWidget;
+
+namespace kb::gui {
+
+class AttemptDetailPage;
+class LeaderboardPage;
+class PlaceholderPage;
+class PlotsPage;
+class ResultsPage;
+class RunScopeModel;
+class RunsPage;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    enum Page { RunsPageIndex, ResultsPageIndex, LeaderboardPageIndex, AttemptPageIndex, PlotsPageIndex, PageCount };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Starts loading a database in the background; snapshotApplied or loadFailed follows.
+    void openDatabase(const QString& path);
+    QString databasePath() const { return m_databasePath; }
+    SnapshotPtr snapshot() const { return m_snapshot; }
+    bool isLoading() const { return m_loader->isLoading(); }
+
+    // The run the result pages show (0 = all runs).
+    db::Id runScope() const { return m_runScope.value_or(0); }
+    void setRunScope(db::Id runId);
+
+    void showPage(Page page);
+    Page currentPage() const;
+    bool isShowingPlaceholder() const;
+    QString errorText() const; // the error banner's text; empty when hidden
+
+    RunsPage* runsPage() const { return m_runsPage; }
+    ResultsPage* resultsPage() const { return m_resultsPage; }
+    LeaderboardPage* leaderboardPage() const { return m_leaderboardPage; }
+    AttemptDetailPage* attemptPage() const { return m_attemptPage; }
+    PlotsPage* plotsPage() const { return m_plotsPage; }
+    PlaceholderPage* placeholder() const { return m_placeholder; }
+    QAction* pageAction(Page page) const { return m_pageActions.at(static_cast<std::size_t>(page)); }
+
+    void saveSettings() const;
+    void restoreSettings();
+
+public Q_SLOTS:
+    void reload();
+    void openDatabaseDialog();
+    void showAttempt(kb::db::Id attemptId);
+
+Q_SIGNALS:
+    void snapshotApplied();
+    void loadFailed(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void applySnapshot(const SnapshotPtr& snapshot);
+    void applyFailure(const QString& path, const QString& message, bool missingFile);
+    void applyScope();
+    void showError(const QString& message);
+    void updateStatus();
+
+    SnapshotLoader* m_loader;
+    QString m_databasePath;
+    SnapshotPtr m_snapshot;
+    std::optional<db::Id> m_runScope; // nullopt until chosen: the newest run
+
+    QLabel* m_banner;
+    QStackedWidget* m_outer;
+    QStackedWidget* m_pages;
+    PlaceholderPage* m_placeholder;
+    RunsPage* m_runsPage;
+    ResultsPage* m_resultsPage;
+    LeaderboardPage* m_leaderboardPage;
+    AttemptDetailPage* m_attemptPage;
+    PlotsPage* m_plotsPage;
+    RunScopeModel* m_scopeModel;
+    QComboBox* m_scopeBox;
+    QLabel* m_status;
+    std::array<QAction*, PageCount> m_pageActions{};
+};
+
+} // namespace kb::gui

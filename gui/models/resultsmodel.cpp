@@ -1,0 +1,235 @@
+#include "resultsmodel.h"
+
+#include "data/format.h"
+
+#include <QGuiApplication>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace kb::gui {
+
+ResultsModel::ResultsModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void ResultsModel::setSnapshot(SnapshotPtr snapshot, db::Id runId)
+{
+    beginResetModel();
+    m_snapshot = std::move(snapshot);
+    m_runId = runId;
+    m_models.clear();
+    m_rows.clear();
+    if (m_snapshot) {
+        const auto attempts = m_snapshot->attemptsOf(runId);
+        std::set<std::string> models;
+        for (const auto* a : attempts)
+            models.insert(a->modelName);
+        for (const auto& m : models)
+            m_models << qs(m);
+        std::map<std::pair<int, std::string>, std::size_t> rowOf;
+        for (const auto* a : attempts) {
+            const auto key = std::make_pair(a->level, a->taskKey);
+            if (!rowOf.count(key)) {
+                rowOf.emplace(key, 0);
+            }
+        }
+        // rows ordered by (level, key)
+        for (auto& [key, index] : rowOf) {
+            index = m_rows.size();
+            Row row;
+            row.level = key.first;
+            row.key = qs(key.second);
+            row.cells.resize(models.size());
+            m_rows.push_back(std::move(row));
+        }
+        for (const auto* a : attempts) {
+            Row& row = m_rows[rowOf.at({a->level, a->taskKey})];
+            if (row.name.isEmpty())
+                row.name = qs(a->taskName);
+            const auto modelIndex = static_cast<std::size_t>(m_models.indexOf(qs(a->modelName)));
+            Cell& cell = row.cells[modelIndex];
+            cell.samples.push_back(a);
+            // Best of k; on equal rank the lower sample (then the older attempt) wins.
+            if (!cell.best || attemptRank(*a) > attemptRank(*cell.best))
+                cell.best = a;
+        }
+    }
+    endResetModel();
+}
+
+QList<int> ResultsModel::levels() const
+{
+    QList<int> out;
+    for (const auto& row : m_rows) {
+        if (!out.contains(row.level))
+            out << row.level;
+    }
+    return out;
+}
+
+int ResultsModel::columnOfModel(const QString& model) const
+{
+    const auto i = m_models.indexOf(model);
+    return i < 0 ? -1 : ColumnCount + static_cast<int>(i);
+}
+
+int ResultsModel::rowOfTask(const QString& taskKey) const
+{
+    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+        if (m_rows[i].key == taskKey)
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+int ResultsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int ResultsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount + static_cast<int>(m_models.size());
+}
+
+QVariant ResultsModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row& row = m_rows[static_cast<std::size_t>(index.row())];
+    if (role == LevelRole)
+        return row.level;
+    if (role == SearchTextRole)
+        return QString(row.key + QLatin1Char(' ') + row.name);
+    if (index.column() >= ColumnCount) {
+        const int modelIndex = index.column() - ColumnCount;
+        return cellData(row, row.cells[static_cast<std::size_t>(modelIndex)], modelIndex, role);
+    }
+    switch (role) {
+    case Qt::DisplayRole:
+        return index.column() == LevelColumn ? QVariant(tr("L%1").arg(row.level))
+                                             : QVariant(row.key);
+    case SortRole:
+        return index.column() == LevelColumn ? QVariant(row.level) : QVariant(row.key);
+    case Qt::ToolTipRole:
+        return row.name.isEmpty() ? row.key : QString(row.key + QStringLiteral(": ") + row.name);
+    case CellKindRole:
+        return int(CellKind::Empty);
+    default:
+        break;
+    }
+    return {};
+}
+
+QString ResultsModel::cellText(const Cell& cell) const
+{
+    if (!cell.best)
+        return QStringLiteral("–");
+    const db::AttemptRow& a = *cell.best;
+    QString text;
+    switch (cellKindOf(a)) {
+    case CellKind::Faster:
+    case CellKind::Slower:
+        text = formatSpeedup(a.speedupEager);
+        break;
+    case CellKind::Suspicious:
+        text = QStringLiteral("⚠ ") + (a.speedupEager ? formatSpeedup(a.speedupEager) : tr("correct"));
+        break;
+    case CellKind::CorrectUntimed:
+        text = tr("correct");
+        break;
+    case CellKind::Rejected:
+        text = tr("rejected");
+        break;
+    case CellKind::Pending:
+        text = tr("pending");
+        break;
+    default:
+        text = verdictLabel(a.verdict);
+        break;
+    }
+    if (cell.samples.size() > 1) {
+        const auto scoring = std::count_if(cell.samples.begin(), cell.samples.end(),
+                                           [](const db::AttemptRow* s) { return scores(*s); });
+        text += tr("  (%1/%2)").arg(scoring).arg(cell.samples.size());
+    }
+    return text;
+}
+
+QString ResultsModel::cellToolTip(const Row& row, const Cell& cell, int modelIndex) const
+{
+    QStringList lines;
+    lines << tr("%1 on %2 (level %3)").arg(m_models.at(modelIndex), row.key).arg(row.level);
+    if (!cell.best) {
+        lines << tr("not attempted");
+        return lines.join(QLatin1Char('\n'));
+    }
+    for (const auto* a : cell.samples) {
+        QString line = tr("attempt %1, sample %2: %3").arg(a->id).arg(a->sampleIndex).arg(verdictLabel(a->verdict));
+        if (a->speedupEager)
+            line += tr(", %1 vs eager").arg(formatSpeedup(a->speedupEager));
+        if (a->speedupCompile)
+            line += tr(", %1 vs compile").arg(formatSpeedup(a->speedupCompile));
+        if (a->suspicious)
+            line += a->review == "none" ? tr(" — suspicious, not reviewed")
+                                        : tr(" — suspicious, %1 by a reviewer").arg(qs(a->review));
+        lines << line;
+        if (!a->message.empty())
+            lines << QStringLiteral("    ") + qs(a->message);
+    }
+    lines << tr("Double-click for the attempt's details.");
+    return lines.join(QLatin1Char('\n'));
+}
+
+QVariant ResultsModel::cellData(const Row& row, const Cell& cell, int modelIndex, int role) const
+{
+    const db::AttemptRow* best = cell.best;
+    const CellKind kind = best ? cellKindOf(*best) : CellKind::Empty;
+    switch (role) {
+    case Qt::DisplayRole:
+        return cellText(cell);
+    case Qt::ToolTipRole:
+        return cellToolTip(row, cell, modelIndex);
+    case Qt::BackgroundRole:
+        return cellBackground(kind, best ? best->speedupEager : std::nullopt,
+                              QGuiApplication::palette());
+    case Qt::TextAlignmentRole:
+        return QVariant::fromValue(Qt::Alignment(Qt::AlignCenter));
+    case SortRole:
+        return best ? attemptRank(*best) : -1.0;
+    case AttemptIdRole:
+        return QVariant::fromValue<qint64>(best ? best->id : 0);
+    case CellKindRole:
+        return int(kind);
+    case SpeedupRole:
+        return best && best->speedupEager ? QVariant(*best->speedupEager) : QVariant();
+    case VerdictRole:
+        return best ? qs(best->verdict) : QString();
+    case ModelNameRole:
+        return m_models.at(modelIndex);
+    case SampleCountRole:
+        return static_cast<int>(cell.samples.size());
+    default:
+        break;
+    }
+    return {};
+}
+
+QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= columnCount())
+        return {};
+    if (section >= ColumnCount) {
+        if (role == Qt::DisplayRole || role == ModelNameRole || role == Qt::ToolTipRole)
+            return m_models.at(section - ColumnCount);
+        return {};
+    }
+    if (role == Qt::DisplayRole)
+        return section == LevelColumn ? tr("Level") : tr("Task");
+    return {};
+}
+
+} // namespace kb::gui

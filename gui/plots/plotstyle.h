@@ -1,0 +1,17 @@
+#pragma once
+// Shared look of every plot: colours from the widget palette (so plots follow light and dark
+// themes), one distinct colour per model.
+
+#include <QColor>
+#include <QPalette>
+
+class QCustomPlot;
+
+namespace kb::gui {
+
+// Background, axes, grid and legend in the palette's colours.
+void applyPlotPalette(QCustomPlot* plot, const QPalette& palette);
+// A colour per series index, distinguishable in both themes (Tableau 10).
+QColor seriesColor(int index);
+
+} // namespace kb::gui
