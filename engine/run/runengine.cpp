@@ -218,6 +218,7 @@ void RunEngine::prepare(db::Id attemptId)
     req.taskSource = toQ(task->source);
     req.sampleIndex = attempt->sampleIndex;
     req.prompt = buildOneShotPrompt(req.taskSource, m_settings.device);
+    req.device = m_settings.device;
     GenerationResult gen;
     if (provider) {
         gen = provider->generate(req);
