@@ -24,6 +24,18 @@ class RequestParsingTests(unittest.TestCase):
         self.assertEqual(parsed["timing_trials"], 20)
         self.assertFalse(parsed["policy"]["allow_torch_ops"])
 
+    def test_hardening_defaults(self):
+        parsed = request.parse(self.base())
+        self.assertEqual(parsed["sandbox"], "auto")
+        self.assertEqual(parsed["strict_check"], "auto")
+        self.assertEqual(parsed["memory_limit_mb"], request.DEFAULT_CPU_MEMORY_LIMIT_MB)
+        self.assertIsNone(request.parse(self.base(device="cuda"))["memory_limit_mb"])
+        self.assertIsNone(request.parse(self.base(memory_limit_mb=None))["memory_limit_mb"])
+        self.assertEqual(request.parse(self.base(memory_limit_mb=4096))["memory_limit_mb"], 4096)
+        self.assertEqual(request.parse(self.base(strict_check=True))["strict_check"], True)
+        self.assertEqual(request.parse(self.base(policy={"allow_vendor_libraries": "gemm"}))["policy"]
+                         ["allow_vendor_libraries"], "gemm")
+
     def test_fp16_default_tolerance(self):
         req = self.base(precision="fp16")
         del req["atol"], req["rtol"]
@@ -44,6 +56,10 @@ class RequestParsingTests(unittest.TestCase):
             ({"policy": []}, "policy"),
             ({"baseline": {"compile_mode": "fastest"}}, "compile_mode"),
             ({"build_dir": "cache"}, "build_dir"),
+            ({"sandbox": "docker"}, "sandbox"),
+            ({"strict_check": "yes"}, "strict_check"),
+            ({"memory_limit_mb": 10}, "memory_limit_mb"),
+            ({"policy": {"allow_vendor_libraries": "blas"}}, "allow_vendor_libraries"),
         ]
         for override, needle in cases:
             with self.subTest(override=override):

@@ -205,16 +205,86 @@ class CppScanTests(unittest.TestCase):
         self.assertIn("precision-downgrade", rules(self.cpp("__global__ void k(__half* p) { p[0] = 0; }")))
 
 
+class HardeningRuleTests(unittest.TestCase):
+    """Rules that close the gaps the adversarial suite (tests/adversarial) probes."""
+
+    def assertRule(self, body, rule, severity="reject", policy=None):
+        found = check(body, policy)
+        self.assertIn(rule, rules(found, severity), found)
+
+    def test_forbidden_modules_through_attributes(self):
+        self.assertRule("import torch.utils.data.dataloader as dl\nt = dl.threading.Thread\n", "forbidden-import")
+        self.assertRule("import numpy as np\nc = np.ctypeslib\n", "forbidden-import")
+        self.assertRule("x = torch.multiprocessing.Process\n", "forbidden-import")
+        self.assertRule("import base64\n", "forbidden-import")
+        self.assertRule("d = torch.__dict__\n", "introspection")
+        self.assertRule("m = torch.hub.load\n", "network")
+
+    def test_getattr_and_dynamic_classes(self):
+        self.assertRule("f = getattr(torch, 're' + 'lu')\n", "dynamic-code")
+        self.assertRule("f = getattr(torch, 'relu')\n", "torch-op-in-forward")
+        self.assertRule("f = getattr(F, 'gelu')\n", "torch-op-in-forward")
+        self.assertRule("f = getattr(torch, 'empty_like')\n", "dynamic-code", "suspicious")
+        self.assertRule("T = type('T', (torch.Tensor,), {})\n", "dynamic-code", "suspicious")
+
+    def test_tensor_subclasses(self):
+        self.assertRule("class T(torch.Tensor):\n    pass\n", "tensor-subclass")
+        self.assertRule("class T:\n    def __torch_function__(self, *a):\n        pass\n", "tensor-subclass")
+        self.assertRule("y = torch.empty(3).as_subclass(object)\n", "tensor-subclass")
+
+    def test_seed_probes_and_files(self):
+        self.assertRule("s = open('/proc/self/stat').read()\n", "file-read")
+        self.assertRule("s = open('/proc/%d/cmdline' % 1).read()\n", "file-read")
+        self.assertRule("s = open(0).read()\n", "file-read")
+        self.assertRule("s = input()\n", "file-read")
+        self.assertRule("import os\np = os.getppid()\n", "forbidden-call")
+        self.assertRule("torch.save({}, 'x.pt')\n", "file-write")
+        self.assertRule("import io\nf = io.FileIO('x', 'w')\n", "file-write")
+        self.assertRule("import os\nn = os.listdir('.')\n", "file-scan", "suspicious")
+
+    def test_streams_graphs_and_runtime(self):
+        self.assertRule("s = torch.cuda.Stream()\n", "side-stream")
+        self.assertRule("g = torch.cuda.CUDAGraph()\n", "cuda-graph")
+        self.assertRule("r = torch.cuda.cudart()\n", "cuda-runtime-access")
+
+    def test_precision_everywhere(self):
+        self.assertRule("dt = torch.float16\n", "precision-downgrade", "suspicious")
+        self.assertRule("dt = torch.bfloat16\n", "precision-downgrade", "info", policy={"precision": "bf16"})
+
+    def test_cpp_streams_graphs_l2_files(self):
+        cpp = CppScanTests.cpp
+        self.assertIn("side-stream", rules(cpp(self, "void f() { cudaStream_t s; cudaStreamCreate(&s); }")))
+        self.assertIn("side-stream", rules(cpp(self, "void f() { auto s = at::cuda::getStreamFromPool(); }")))
+        self.assertIn("cuda-graph", rules(cpp(self, "void f() { cudaGraph_t g; cudaGraphLaunch(e, 0); }")))
+        self.assertIn("l2-persistence", rules(cpp(self, "void f() { cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 1); }")))
+        self.assertIn("l2-persistence", rules(cpp(self, "void f() { cudaStreamAttrValue a; a.accessPolicyWindow.hitRatio = 1; }")))
+        self.assertIn("cpp-system-call", rules(cpp(self, "void f() { int fd = open(p, 1); }")))
+        self.assertIn("cpp-system-call", rules(cpp(self, "#include <fstream>\nvoid f() { std::ofstream o(p); }")))
+        self.assertIn("cpp-token-paste", rules(cpp(self, "#define CAT(a, b) a##b\nvoid f() { CAT(fo, pen)(p, q); }"),
+                                                "suspicious"))
+        ok = cpp(self, "void f() { auto s = at::cuda::getCurrentCUDAStream(); auto y = x.clone(); }")
+        self.assertEqual(rules(ok, "reject"), set(), ok)
+
+    def test_vendor_link_flags(self):
+        body = ('import torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n'
+                'ext = load_inline(name="c", cpp_sources=["int f();"], functions=["f"], extra_ldflags=["-lcublas"])\n'
+                'class ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.f(x)\n')
+        self.assertIn("vendor-library", rules(static_check.analyze(body, {}), "reject"))
+        self.assertNotIn("vendor-library", rules(static_check.analyze(body, {"allow_vendor_libraries": "gemm"})))
+        with self.assertRaises(ValueError):
+            static_check.vendor_allowance("blas")
+
+
 class NoFalsePositiveTests(unittest.TestCase):
     """The stored demo solutions and test fixtures get the expected checks."""
 
-    def test_demo_candidates(self):
+    def _check_demo_manifest(self, folder):
         import json
 
-        with open(os.path.join(lib.DEMO_DIR, "manifest.json")) as f:
+        with open(os.path.join(folder, "manifest.json")) as f:
             manifest = json.load(f)
         for c in manifest["candidates"]:
-            with open(os.path.join(lib.DEMO_DIR, c["file"])) as f:
+            with open(os.path.join(folder, c["file"])) as f:
                 found = static_check.analyze(f.read(), {})
             verdict = static_check.verdict_for(found)
             with self.subTest(file=c["file"]):
@@ -224,8 +294,32 @@ class NoFalsePositiveTests(unittest.TestCase):
                     self.assertIsNone(verdict, found)
                     self.assertEqual(rules(found, "suspicious"), set(), found)
 
+    def test_demo_candidates(self):
+        self._check_demo_manifest(lib.DEMO_DIR)
+
+    def test_cuda_demo_candidates(self):
+        folder = os.path.join(lib.DEMO_DIR, "cuda")
+        if not os.path.isfile(os.path.join(folder, "manifest.json")):
+            self.skipTest("no CUDA demo candidates")
+        self._check_demo_manifest(folder)
+
+    def test_gpu_fixtures(self):
+        """Honest CUDA kernels (and the deliberately buggy ones, which are wrong
+        but not cheating): no reject or suspicious finding."""
+        folder = os.path.join(lib.REPO, "tests", "gpu", "fixtures")
+        paths = sorted(glob.glob(os.path.join(folder, "*.py")) + glob.glob(os.path.join(folder, "wrong", "*.py")))
+        if not paths:
+            self.skipTest("no GPU fixtures")
+        for path in paths:
+            with open(path) as f:
+                found = static_check.analyze(f.read(), {})
+            with self.subTest(file=os.path.relpath(path, folder)):
+                self.assertIsNone(static_check.verdict_for(found), found)
+                self.assertEqual(rules(found, "suspicious"), set(), found)
+
     def test_fixtures(self):
-        expected = {"fx_cheat.py": "rejected", "fx_no_modelnew.py": "invalid_candidate"}
+        expected = {"fx_cheat.py": "rejected", "fx_no_modelnew.py": "invalid_candidate",
+                    "fx_subclass.py": "rejected"}
         for path in sorted(glob.glob(os.path.join(lib.FIXTURES, "fx_*.py"))):
             name = os.path.basename(path)
             with open(path) as f:

@@ -31,6 +31,28 @@ class ValidateTaskTests(unittest.TestCase):
         self.assertIn("near-constant", flags)
         self.assertIn("input-insensitive", flags)
 
+    def test_weight_insensitive_flag(self):
+        import tempfile
+
+        # the weights are multiplied by zero: any weights give the same output
+        src = ("import torch\nimport torch.nn as nn\nclass Model(nn.Module):\n"
+               "    def __init__(self):\n        super().__init__()\n        self.lin = nn.Linear(16, 16)\n"
+               "    def forward(self, x):\n        return x * 2.0 + 0.0 * self.lin(x)\n"
+               "def get_inputs():\n    return [torch.randn(8, 16)]\n"
+               "def get_init_inputs():\n    return []\n")
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write(src)
+        try:
+            flags = [x["flag"] for x in validate_task.validate(f.name)["flags"]]
+            honest = src.replace("x * 2.0 + 0.0 * self.lin(x)", "self.lin(x)")
+            with open(f.name, "w") as g:
+                g.write(honest)
+            honest_flags = [x["flag"] for x in validate_task.validate(f.name)["flags"]]
+        finally:
+            os.unlink(f.name)
+        self.assertIn("weight-insensitive", flags)
+        self.assertNotIn("weight-insensitive", honest_flags)
+
     def test_malformed_tasks_exit_2(self):
         cases = {"task_syntax_error.py": "syntax error", "task_missing_inputs.py": "get_inputs",
                  "task_raises.py": "reference is broken"}

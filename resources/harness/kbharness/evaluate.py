@@ -17,12 +17,123 @@ import sys
 import tempfile
 import time
 
-from . import RESULT_SCHEMA, codec, compare, envinfo, seeds, static_check, taskload, timing
+from . import RESULT_SCHEMA, codec, compare, envinfo, seeds, static_check, taskload, timing, validate_task
 from .request import RequestError
 
 HARNESS_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXCESSIVE_SPEEDUP = 50.0
 LOG_TAIL = 4000
+# A candidate median below this fraction of the memory roofline floor
+# (input + output bytes / measured copy bandwidth) is implausible.
+ROOFLINE_FRACTION = 0.9
+# Strict comparison (weak tasks): atol shrinks to this fraction of the
+# output's magnitude, and the output's variation around its mean must match
+# to within STRICT_SPREAD_FRACTION of the reference's variation.
+STRICT_ATOL_FRACTION = 1e-4
+STRICT_SPREAD_FRACTION = 1e-2
+
+
+def _make_undumpable():
+    """Make this (trusted) process non-dumpable: other processes of the same
+    user -- the candidate's worker included -- can no longer read its
+    /proc/<pid>/environ, mem or fd entries (where a request or seed could be
+    found).  Children get their own dumpable flag back when they exec."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
+_BWRAP_STATE = {}
+
+
+def bwrap_path():
+    return shutil.which("bwrap")
+
+
+def sandbox_probe():
+    """(ok, message): can bubblewrap start a sandbox with no network here?"""
+    if "probe" in _BWRAP_STATE:
+        return _BWRAP_STATE["probe"]
+    path = bwrap_path()
+    if not path:
+        result = (False, "bwrap is not installed")
+    else:
+        try:
+            proc = subprocess.run([path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                                   "--unshare-net", "--unshare-pid", "--tmpfs", "/tmp", "--die-with-parent",
+                                   "--", shutil.which("true") or "/bin/true"], stdin=subprocess.DEVNULL,
+                                  capture_output=True,
+                                  timeout=30)
+            if proc.returncode == 0:
+                result = (True, "bwrap %s" % path)
+            else:
+                err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+                result = (False, "bwrap failed to start a sandbox: %s" % (err[-1] if err else
+                                                                          "exit status %d" % proc.returncode))
+        except (OSError, subprocess.TimeoutExpired) as e:
+            result = (False, "bwrap failed to start a sandbox: %s" % e)
+    _BWRAP_STATE["probe"] = result
+    return result
+
+
+def _sandbox_command(device, workdir, writable, readable):
+    """bwrap arguments: the whole file system read-only, a private /tmp, no
+    network, a private PID namespace (the judge's process is invisible), and
+    write access only to the worker's folder and the build cache."""
+    cmd = [bwrap_path(), "--ro-bind", "/", "/"]
+    cmd += ["--dev-bind", "/dev", "/dev"] if device.startswith("cuda") else ["--dev", "/dev"]
+    cmd += ["--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--tmpfs", "/tmp", "--die-with-parent"]
+    tmp = os.path.realpath("/tmp") + os.sep
+    for path in readable:
+        if path and os.path.realpath(path).startswith(tmp) and os.path.exists(path):
+            cmd += ["--ro-bind", path, path]
+    for path in writable:
+        cmd += ["--bind", path, path]
+    cmd += ["--chdir", workdir, "--setenv", "TMPDIR", workdir, "--"]
+    return cmd
+
+
+def _children(pid):
+    out = []
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                out.extend(int(x) for x in f.read().split())
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+_WORKER_ENV = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "SHELL", "TMPDIR", "CC", "CXX",
+    "CFLAGS", "CXXFLAGS", "LDFLAGS", "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH",
+    "CPLUS_INCLUDE_PATH", "MAX_JOBS", "PYTHONHOME", "VIRTUAL_ENV", "CONDA_PREFIX", "CUDACXX",
+    "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CCACHE_DIR",
+})
+_WORKER_ENV_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "CUBLAS_", "CUDNN_", "NCCL_", "OMP_", "MKL_", "KMP_", "GOMP_",
+                        "TORCH_", "PYTORCH_", "ROCM_", "HIP_")
+
+
+def _worker_env_ok(name):
+    if name.startswith("KBHARNESS_"):
+        return False
+    return name in _WORKER_ENV or name.startswith(_WORKER_ENV_PREFIXES)
+
+
+def os_thread_count(pid):
+    try:
+        return len(os.listdir("/proc/%d/task" % pid))
+    except OSError:
+        return None
 
 
 class TaskFailure(Exception):
@@ -46,12 +157,17 @@ def _signal_name(num):
 class WorkerHandle:
     """A candidate worker process with a private, framed channel."""
 
-    def __init__(self, device, num_threads, workdir):
+    def __init__(self, device, num_threads, workdir, sandbox=False, build_dir=None, memory_limit_mb=None,
+                 readable=()):
         self.workdir = workdir
+        self.sandboxed = sandbox
+        self._worker_pid = None
         self.log_path = os.path.join(workdir, "worker.log")
         cmd_r, cmd_w = os.pipe()
         rep_r, rep_w = os.pipe()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("KBHARNESS_")}
+        # only what builds and runs need: the engine's environment may hold
+        # secrets (provider API keys) that the candidate could print into its log
+        env = {k: v for k, v in os.environ.items() if _worker_env_ok(k)}
         env["PYTHONPATH"] = HARNESS_ROOT
         env["OMP_NUM_THREADS"] = str(num_threads)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -59,8 +175,14 @@ class WorkerHandle:
         if device.startswith("cuda"):
             env.pop("CUDA_LAUNCH_BLOCKING", None)
         self.log = open(self.log_path, "wb")
+        cmd = [sys.executable, "-m", "kbharness.worker", "--cmd-fd", str(cmd_r), "--reply-fd", str(rep_w)]
+        if memory_limit_mb:
+            cmd += ["--memory-limit-mb", str(int(memory_limit_mb))]
+        if sandbox:
+            cmd = _sandbox_command(device, workdir, [workdir] + ([build_dir] if build_dir else []),
+                                   [HARNESS_ROOT] + list(readable)) + cmd
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kbharness.worker", "--cmd-fd", str(cmd_r), "--reply-fd", str(rep_w)],
+            cmd,
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, pass_fds=(cmd_r, rep_w),
             close_fds=True, cwd=workdir, env=env, start_new_session=True)
         os.close(cmd_r)
@@ -68,6 +190,36 @@ class WorkerHandle:
         self.cmd_fd = cmd_w
         self.reply_fd = rep_r
         self.dead = False
+
+    def worker_pid(self):
+        """The pid of the Python worker (inside the sandbox it is a grandchild)."""
+        if self._worker_pid is not None or self.proc.poll() is not None:
+            return self._worker_pid
+        if not self.sandboxed:
+            self._worker_pid = self.proc.pid
+            return self._worker_pid
+        queue = [self.proc.pid]
+        seen = set()
+        while queue:
+            pid = queue.pop(0)
+            if pid in seen:
+                continue
+            seen.add(pid)
+            try:
+                with open("/proc/%d/cmdline" % pid, "rb") as f:
+                    cmdline = f.read()
+            except OSError:
+                continue
+            argv0 = os.path.basename(cmdline.split(b"\x00")[0])
+            if b"kbharness.worker" in cmdline and argv0 != b"bwrap":
+                self._worker_pid = pid
+                return pid
+            queue.extend(_children(pid))
+        return None
+
+    def os_threads(self):
+        pid = self.worker_pid()
+        return os_thread_count(pid) if pid else None
 
     def kill(self):
         if self.proc.poll() is None:
@@ -96,6 +248,8 @@ class WorkerHandle:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        if rc is not None and self.sandboxed and 128 < rc < 128 + 65:
+            rc = -(rc - 128)  # bwrap reports a child killed by a signal as 128 + signal
         if rc is not None and rc < 0:
             return WorkerFailure("crash", "worker killed by %s (%d) during %s" % (_signal_name(-rc), -rc, stage))
         return WorkerFailure("crash", "worker exited with status %s during %s" % (rc, stage))
@@ -185,6 +339,7 @@ class Evaluation:
             "timing": None,
             "speedup": None,
             "flags": [],
+            "sandbox": None,
             "environment": None,
             "worker_log_tail": "",
             "harness_seconds": 0.0,
@@ -199,6 +354,16 @@ class Evaluation:
     def flag(self, name, message):
         self.result["flags"].append({"flag": name, "message": message})
 
+    def runtime_finding(self, rule, severity, message):
+        """Record a detection made while running as a finding (the engine
+        stores static_findings per attempt); line 0 = no source location."""
+        self.result["static_findings"].append({"rule": rule, "severity": severity, "line": 0, "col": 0,
+                                               "message": message})
+
+    def reject_at_runtime(self, rule, message):
+        self.runtime_finding(rule, static_check.REJECT, message)
+        return self.finish("rejected", "runtime check: %s: %s" % (rule, message))
+
     def run(self):
         self._run()
         self.result["harness_seconds"] = round(time.perf_counter() - self.started, 4)
@@ -206,6 +371,7 @@ class Evaluation:
 
     def _run(self):
         req = self.req
+        _make_undumpable()
         import torch
 
         self.device = "cuda:%d" % req["gpu_index"] if req["device"] == "cuda" else "cpu"
@@ -229,7 +395,9 @@ class Evaluation:
                 source = f.read()
         except (OSError, UnicodeDecodeError) as e:
             return self.finish("invalid_candidate", "cannot read candidate: %s" % e)
-        findings = static_check.analyze(source, req["policy"])
+        policy = dict(req["policy"])
+        policy.setdefault("precision", req["precision"])
+        findings = static_check.analyze(source, policy)
         self.result["static_findings"] = static_check.to_json(findings)
         verdict = static_check.verdict_for(findings)
         if verdict is not None:
@@ -255,11 +423,29 @@ class Evaluation:
         # 3. worker: build + construct --------------------------------------
         build_dir = req["build_dir"] or os.path.join(tempfile.gettempdir(), "kbharness-build-cache")
         os.makedirs(build_dir, exist_ok=True)
+        use_sandbox = False
+        if req["sandbox"] in ("auto", "bwrap"):
+            ok, why = sandbox_probe()
+            if ok:
+                use_sandbox = True
+            elif req["sandbox"] == "bwrap":
+                raise TaskFailure("sandbox 'bwrap' was requested but is unavailable: %s" % why)
+            else:
+                self.runtime_finding("sandbox-unavailable", static_check.INFO,
+                                     "the candidate ran without a sandbox (%s): it had the harness's network "
+                                     "and file-system access" % why)
+        else:
+            self.runtime_finding("sandbox-disabled", static_check.INFO,
+                                 "the request disabled the sandbox: the candidate had the harness's network and "
+                                 "file-system access")
+        self.result["sandbox"] = "bwrap" if use_sandbox else "none"
         workdir = tempfile.mkdtemp(prefix="kbharness-")
         os.chmod(workdir, 0o700)
         worker = None
         try:
-            worker = WorkerHandle(self.device, self.num_threads, workdir)
+            worker = WorkerHandle(self.device, self.num_threads, workdir, sandbox=use_sandbox,
+                                  build_dir=build_dir, memory_limit_mb=req["memory_limit_mb"],
+                                  readable=[os.path.dirname(req["candidate_path"])])
             return self._with_worker(worker, init_inputs, init_seed, build_dir)
         finally:
             if worker is not None:
@@ -288,8 +474,44 @@ class Evaluation:
             torch.cuda.synchronize()
         return out
 
+    def _check_threads(self, worker, reply, stage):
+        """New threads in the worker after the candidate ran: a Python thread
+        still alive is rejected (work outside the timed window); a native
+        thread the interpreter doesn't know is marked suspicious.  The OS
+        count is read by this process from /proc, outside the candidate's
+        reach; the Python count is what the worker reports."""
+        py = reply.get("py_threads") if isinstance(reply, dict) else None
+        if isinstance(py, int) and not isinstance(py, bool) and isinstance(self.base_py_threads, int) and \
+                py > self.base_py_threads:
+            return self.reject_at_runtime(
+                "runtime-background-thread",
+                "%d Python thread(s) started by the candidate were still running after %s: work can run outside "
+                "the timed window" % (py - self.base_py_threads, stage))
+        now = worker.os_threads()
+        if now is not None and self.base_os_threads is not None and now > self.base_os_threads and \
+                not self._native_thread_flagged:
+            self._native_thread_flagged = True
+            self.runtime_finding("runtime-native-thread", static_check.SUSPICIOUS,
+                                 "the candidate's process had %d OS thread(s) after %s, %d before the candidate "
+                                 "ran: a native thread may run work outside the timed window" %
+                                 (now, stage, self.base_os_threads))
+            self.flag("native-thread", "new OS threads in the candidate's process after %s" % stage)
+        return None
+
     def _with_worker(self, worker, init_inputs, init_seed, build_dir):
         req = self.req
+        self.base_py_threads = None
+        self.base_os_threads = None
+        self._native_thread_flagged = False
+        try:
+            reply, _ = worker.call({"cmd": "prepare", "device": self.device, "num_threads": self.num_threads,
+                                    "allow_tf32": req["allow_tf32"]}, b"", 300.0, "worker start")
+        except WorkerFailure as e:
+            return self.finish(e.kind if e.kind == "timeout" else "runtime_error", e.message)
+        if not reply.get("ok"):
+            return self.finish("runtime_error", "the worker could not start: %s" % reply.get("error", "?"))
+        self.base_py_threads = reply.get("py_threads")
+        self.base_os_threads = worker.os_threads()
         desc, data = codec.encode(init_inputs)
         header = {"cmd": "load", "candidate_path": req["candidate_path"], "device": self.device,
                   "init_seed": init_seed, "num_threads": self.num_threads, "build_dir": build_dir,
@@ -321,12 +543,18 @@ class Evaluation:
                 return self.finish("invalid_candidate", err)
             what = "constructing ModelNew" if stage == "construct" else "importing the candidate"
             return self.finish("runtime_error", "%s raised %s" % (what, err))
+        if self._check_threads(worker, reply, "importing and constructing ModelNew"):
+            return self.result["verdict"]
         if self.build_only:
             return self.finish("built", "candidate built (%s) and constructed" % self.result["build"]["status"])
 
         # 4. correctness ------------------------------------------------------
         trials = []
-        self.result["correctness"] = {"passed": False, "trials": trials, "atol": req["atol"], "rtol": req["rtol"]}
+        strict = req["strict_check"] is True
+        self.result["correctness"] = {"passed": False, "trials": trials, "atol": req["atol"], "rtol": req["rtol"],
+                                      "strict": strict, "strict_reason": ["requested"] if strict else [],
+                                      "strict_atol_fraction": STRICT_ATOL_FRACTION,
+                                      "strict_spread_fraction": STRICT_SPREAD_FRACTION}
         expected_device = "cuda" if self.device.startswith("cuda") else "cpu"
         first_failure = None
         for i in range(req["correctness_trials"]):
@@ -338,6 +566,16 @@ class Evaluation:
             except Exception as e:
                 raise TaskFailure("reference failed on trial %d: %s: %s" % (i, type(e).__name__, e))
             del inputs
+            if i == 0 and req["strict_check"] == "auto":
+                weak = [name for name, _ in validate_task.weakness_flags(expected, req["atol"], req["rtol"])[0]
+                        if name in validate_task.WEAK_OUTPUT_FLAGS]
+                if weak:
+                    strict = True
+                    self.result["correctness"]["strict"] = True
+                    self.result["correctness"]["strict_reason"] = weak
+                    self.runtime_finding("weak-task-strict-check", static_check.INFO,
+                                         "the reference output is %s at atol=%g: correctness is judged strictly "
+                                         "(atol scaled to the output's magnitude)" % (", ".join(weak), req["atol"]))
             stage = "correctness trial %d" % i
             try:
                 reply, payload = worker.call({"cmd": "run", "inputs": desc}, data,
@@ -359,7 +597,9 @@ class Evaluation:
                 cmp = {"passed": False, "max_abs_error": None, "max_rel_error": None,
                        "mismatch_fraction": 1.0, "message": "output rejected: %s" % e}
             else:
-                cmp = compare.compare(_to_cpu(expected), got, req["atol"], req["rtol"])
+                cmp = compare.compare(_to_cpu(expected), got, req["atol"], req["rtol"], strict=strict,
+                                      strict_atol_fraction=STRICT_ATOL_FRACTION,
+                                      strict_spread_fraction=STRICT_SPREAD_FRACTION)
                 wrong_dev = [d for d in devices if str(d).split(":")[0] != expected_device]
                 if cmp["passed"] and wrong_dev:
                     cmp["passed"] = False
@@ -367,6 +607,8 @@ class Evaluation:
             cmp.update({"index": i, "seed": tseed})
             trials.append({k: cmp[k] for k in ("index", "seed", "passed", "max_abs_error", "max_rel_error",
                                                "mismatch_fraction", "message")})
+            if self._check_threads(worker, reply, stage):
+                return self.result["verdict"]
             if not cmp["passed"] and first_failure is None:
                 first_failure = "trial %d: %s" % (i, cmp["message"] or "outputs differ")
         if first_failure is not None:
@@ -377,7 +619,6 @@ class Evaluation:
 
         # 5. timing --------------------------------------------------------------
         sets = [self._inputs(seeds.timing_seed(req["seed"], k)) for k in range(req["timing_input_sets"])]
-        refs = [_to_cpu(self._reference(s)) for s in sets]
         desc, data = codec.encode(sets)
         header = {"cmd": "time", "sets": desc, "warmup": req["warmup"], "trials": req["timing_trials"],
                   "max_seconds": req["max_timing_seconds"]}
@@ -405,15 +646,30 @@ class Evaluation:
             outs = codec.decode(reply.get("outputs"), payload)
         except (codec.DecodeError, TypeError, AttributeError) as e:
             return self.finish("incorrect", "output of a timed iteration rejected: %s" % e)
-        if not isinstance(outs, list) or len(outs) != len(sets):
+        calls = reply.get("calls")
+        if not isinstance(outs, list) or len(outs) != len(sets) or not isinstance(calls, list) or \
+                len(calls) != len(sets):
             return self.finish("incorrect", "timed-iteration outputs missing")
-        for k, (o, r) in enumerate(zip(outs, refs)):
-            if o is None:
+        if self._check_threads(worker, reply, "timing"):
+            return self.result["verdict"]
+        # re-verify: the output of the last timed call on each input set, on
+        # exactly the (scaled) inputs that call received
+        for k, (o, call) in enumerate(zip(outs, calls)):
+            if o is None and call is None:
                 continue
-            cmp = compare.compare(r, o, req["atol"], req["rtol"])
+            if isinstance(call, bool) or not isinstance(call, int) or call < 0:
+                return self.finish("incorrect", "timed-iteration output without a valid call index")
+            try:
+                ref = _to_cpu(self._reference(timing.call_inputs(sets[k], call)))
+            except Exception as e:
+                raise TaskFailure("reference failed on timing input set %d: %s: %s" % (k, type(e).__name__, e))
+            cmp = compare.compare(ref, o, req["atol"], req["rtol"], strict=strict,
+                                  strict_atol_fraction=STRICT_ATOL_FRACTION,
+                                  strict_spread_fraction=STRICT_SPREAD_FRACTION)
             if not cmp["passed"]:
-                return self.finish("incorrect", "output produced during timing (input set %d) differs from the "
-                                                "reference: %s" % (k, cmp["message"]))
+                return self.finish("incorrect", "output produced during timing (input set %d, call %d) differs "
+                                                "from the reference: %s" % (k, call, cmp["message"]))
+        l2_reset = reply.get("l2_reset")
         worker.close()
         cand = timing.stats(samples, wall_ms)
 
@@ -427,7 +683,10 @@ class Evaluation:
         self.result["timing"] = {"candidate": cand, "eager": eager, "compile": compiled,
                                  "warmup": req["warmup"], "input_sets": len(sets),
                                  "method": "cuda-events+l2-flush" if self.device.startswith("cuda")
-                                 else "perf_counter"}
+                                 else "perf_counter",
+                                 "inputs": "scaled-per-call",
+                                 "persisting_l2_reset": l2_reset if self.device.startswith("cuda") else None,
+                                 "roofline": self._roofline(sets, outs, cand)}
         speed = {"eager": None, "compile": None}
         if eager and eager.get("median_ms") and cand.get("median_ms"):
             speed["eager"] = round(eager["median_ms"] / cand["median_ms"], 4)
@@ -451,8 +710,9 @@ class Evaluation:
         """
         total = sum(samples)
         if total > wall_ms * 1.05 + 1.0:
-            self.flag("timing-exceeds-wall-clock",
-                      "reported samples add up to %.3f ms but the timed loop took %.3f ms" % (total, wall_ms))
+            msg = "reported samples add up to %.3f ms but the timed loop took %.3f ms" % (total, wall_ms)
+            self.flag("timing-exceeds-wall-clock", msg)
+            self.runtime_finding("runtime-timing-exceeds-wall-clock", static_check.SUSPICIOUS, msg)
         if not eager or not eager.get("samples_ms") or eager.get("wall_ms") is None:
             return
         e_samples = eager["samples_ms"]
@@ -461,9 +721,44 @@ class Evaluation:
         calls = len(samples) + 1
         expected = total + max(samples) + calls * e_overhead
         if wall_ms > 2.0 * expected + 50.0:
-            self.flag("wall-clock-exceeds-timing",
-                      "the timed loop took %.3f ms of wall clock, about %.3f ms were expected from the samples "
-                      "and the loop's own overhead: work may run outside the measured window" % (wall_ms, expected))
+            msg = ("the timed loop took %.3f ms of wall clock, about %.3f ms were expected from the samples "
+                   "and the loop's own overhead: work may run outside the measured window" % (wall_ms, expected))
+            self.flag("wall-clock-exceeds-timing", msg)
+            self.runtime_finding("runtime-wall-clock-mismatch", static_check.SUSPICIOUS, msg)
+
+    def _roofline(self, sets, outs, cand):
+        """Memory roofline floor: input + output bytes over the measured copy
+        bandwidth.  A median below ROOFLINE_FRACTION of it is implausible."""
+        import torch
+
+        def nbytes(v):
+            if type(v) is torch.Tensor:
+                return v.numel() * v.element_size()
+            if isinstance(v, (list, tuple)):
+                return sum(nbytes(x) for x in v)
+            return 0
+
+        in_bytes = nbytes(sets[0]) if sets else 0
+        out_bytes = nbytes(outs[0]) if outs and outs[0] is not None else 0
+        total = in_bytes + out_bytes
+        if not total or not cand.get("median_ms"):
+            return None
+        try:
+            bw = _bandwidth(self.device, in_bytes)
+        except Exception:
+            bw = None
+        if not bw:
+            return None
+        floor_ms = total / bw * 1000.0
+        out = {"bytes": total, "bandwidth_gbps": round(bw / 1e9, 3), "floor_ms": round(floor_ms, 6),
+               "fraction": ROOFLINE_FRACTION}
+        if cand["median_ms"] < ROOFLINE_FRACTION * floor_ms:
+            msg = ("median %.6f ms is below %.0f%% of the memory roofline floor %.6f ms (%d bytes at %.1f GB/s): "
+                   "the candidate cannot have read its inputs and written its outputs" %
+                   (cand["median_ms"], 100 * ROOFLINE_FRACTION, floor_ms, total, bw / 1e9))
+            self.flag("below-roofline", msg)
+            self.runtime_finding("runtime-below-roofline", static_check.SUSPICIOUS, msg)
+        return out
 
     def _time_reference(self, model, sets):
         req = self.req
@@ -473,8 +768,9 @@ class Evaluation:
         def start():
             box["t"] = time.perf_counter()
 
-        samples, _ = timing.time_callable(model, sets, self.device, req["warmup"], req["timing_trials"],
-                                          req["max_timing_seconds"], on_start=start, keep_outputs=False)
+        samples, _, _ = timing.time_callable(model, sets, self.device, req["warmup"], req["timing_trials"],
+                                             req["max_timing_seconds"], on_start=start, keep_outputs=False,
+                                             reset_l2=self.device.startswith("cuda"))
         wall = (time.perf_counter() - box.get("t", t0)) * 1000.0
         return timing.stats(samples, wall)
 
@@ -494,6 +790,28 @@ class Evaluation:
         except Exception as e:
             return {"unavailable": "torch.compile failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0]
                                                                     if str(e) else "")}
+
+
+_BANDWIDTH = {}
+
+
+def _bandwidth(device, task_bytes):
+    """Best copy bandwidth (bytes/s), measured once per harness run and device:
+    a 64 MB copy (CPU; 256 MB device-to-device on CUDA) and, on CPU, a copy of
+    the task's own input size (cache-resident data copies faster)."""
+    cuda = device.startswith("cuda")
+    key = (device, "big")
+    if key not in _BANDWIDTH:
+        _BANDWIDTH[key] = timing.copy_bandwidth(device, (256 << 20) if cuda else (64 << 20), repeats=3)
+    best = _BANDWIDTH[key]
+    if not cuda and task_bytes:
+        size = min(max(int(task_bytes), 64 << 10), 64 << 20)
+        skey = (device, size)
+        if skey not in _BANDWIDTH:
+            _BANDWIDTH[skey] = timing.copy_bandwidth(device, size, repeats=7)
+        if _BANDWIDTH[skey] and (best is None or _BANDWIDTH[skey] > best):
+            best = _BANDWIDTH[skey]
+    return best
 
 
 def _to_cpu(value):

@@ -23,13 +23,20 @@ DEFAULTS = {
     "rtol": None,
     "allow_tf32": False,
     "baseline": {"eager": True, "compile": False, "compile_mode": "default"},
-    "policy": {"allow_torch_ops": False, "allow_vendor_libraries": False},
+    "policy": {"allow_torch_ops": False, "allow_vendor_libraries": "none"},
     "num_threads": None,
     "timing_input_sets": 3,
     "build_timeout_seconds": 900.0,
     "trial_timeout_seconds": 120.0,
     "timing_timeout_seconds": None,
+    "sandbox": "auto",
+    "strict_check": "auto",
+    "memory_limit_mb": "auto",
 }
+
+# Address-space limit of the candidate's process in CPU mode (RLIMIT_AS).
+# CUDA mode has no default limit: the driver reserves huge virtual ranges.
+DEFAULT_CPU_MEMORY_LIMIT_MB = 8192
 
 PRECISION_TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2}
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -107,6 +114,21 @@ def parse(data):
         req["num_threads"] = _number(req, "num_threads", 1, 4096, integer=True)
     if req["baseline"].get("compile_mode") not in COMPILE_MODES:
         raise RequestError("baseline.compile_mode must be one of %s" % ", ".join(COMPILE_MODES))
+    if req["sandbox"] not in ("auto", "bwrap", "none"):
+        raise RequestError("sandbox must be 'auto', 'bwrap' or 'none', got %r" % (req["sandbox"],))
+    if req["strict_check"] not in (True, False, "auto"):
+        raise RequestError("strict_check must be true, false or 'auto', got %r" % (req["strict_check"],))
+    if req["memory_limit_mb"] == "auto":
+        req["memory_limit_mb"] = DEFAULT_CPU_MEMORY_LIMIT_MB if req["device"] == "cpu" else None
+    elif req["memory_limit_mb"] is not None:
+        req["memory_limit_mb"] = _number(req, "memory_limit_mb", 256, 1 << 24, integer=True)
+    from . import static_check
+
+    try:
+        static_check.vendor_allowance(req["policy"].get("allow_vendor_libraries"))
+    except ValueError as e:
+        raise RequestError(str(e))
+    req["policy"].setdefault("precision", req["precision"])
     if req["build_dir"] is not None and (not isinstance(req["build_dir"], str) or
                                          not os.path.isabs(req["build_dir"])):
         raise RequestError("build_dir must be an absolute path")

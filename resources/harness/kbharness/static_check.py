@@ -27,7 +27,43 @@ INFO = "info"
 # Rules whose findings make the candidate "invalid" rather than "rejected".
 INVALID_RULES = frozenset({"syntax-error", "missing-modelnew"})
 
-DEFAULT_POLICY = {"allow_torch_ops": False, "allow_vendor_libraries": False}
+DEFAULT_POLICY = {"allow_torch_ops": False, "allow_vendor_libraries": "none", "precision": "fp32"}
+
+# policy.allow_vendor_libraries: "none" | "gemm" | "conv" | "all" (or a list of
+# "gemm"/"conv"; true = "all", false = "none").  "gemm" allows cuBLAS/cuBLASLt
+# and CUTLASS/CuTe, "conv" allows cuDNN.  Other vendor libraries need "all".
+VENDOR_CLASSES = ("gemm", "conv", "all")
+
+
+def vendor_allowance(value):
+    """Normalise policy.allow_vendor_libraries to a frozenset of classes."""
+    if value is True:
+        return frozenset(VENDOR_CLASSES)
+    if value in (None, False, "none", ""):
+        return frozenset()
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, (list, tuple)):
+        out = set()
+        for v in value:
+            if v == "all":
+                return frozenset(VENDOR_CLASSES)
+            if v not in ("gemm", "conv", "none"):
+                raise ValueError("policy.allow_vendor_libraries: unknown value %r" % (v,))
+            if v != "none":
+                out.add(v)
+        return frozenset(out)
+    raise ValueError("policy.allow_vendor_libraries must be none, gemm, conv, all or a list of them")
+
+
+def _vendor_class(name):
+    low = name.lower()
+    if low.startswith("cublas") or low.startswith("cutlass") or low.startswith("cute") or \
+            "cudablashandle" in low or low.startswith("-lcublas"):
+        return "gemm"
+    if low.startswith("cudnn") or low.startswith("-lcudnn"):
+        return "conv"
+    return "all"
 
 # torch.<name>(...) calls that allocate, describe or move data but compute
 # nothing the task asks for.
@@ -94,11 +130,41 @@ FORBIDDEN_MODULES = {
     "faulthandler": "interferes with crash reporting",
     "atexit": "exit hooks run outside the evaluation",
     "pty": "spawning processes is not allowed",
+    "base64": "decoding hidden names or code is obfuscation",
+    "binascii": "decoding hidden names or code is obfuscation",
+    "codecs": "decoding hidden names or code is obfuscation",
+    "zlib": "decoding hidden names or code is obfuscation",
+    "lzma": "decoding hidden names or code is obfuscation",
+    "bz2": "decoding hidden names or code is obfuscation",
+    "queue": "queues feed work to background threads",
+    "sched": "scheduled work runs outside the timed window",
+    "ftplib": "no network access is allowed",
+    "smtplib": "no network access is allowed",
+    "telnetlib": "no network access is allowed",
+    "xmlrpc": "no network access is allowed",
+    "webbrowser": "no network access is allowed",
+    "selectors": "no network access is allowed",
+    "select": "no network access is allowed",
+    "glob": "scanning the file system is not allowed",
+    "fcntl": "file locks and descriptors are the harness's business",
+    "posix": "raw os functions bypass the checks",
+    "weakref": "weak references let the candidate track the harness's objects",
 }
+# Module names that are just as forbidden when reached as an attribute of
+# another module (torch.utils.data.dataloader.threading, np.ctypeslib, ...).
+FORBIDDEN_ATTR_SEGMENTS = frozenset(set(FORBIDDEN_MODULES) - {"resource", "select", "signal"} |
+                                    {"multiprocessing", "ctypeslib"})
+TENSOR_SUBCLASS_HOOKS = frozenset({"__torch_function__", "__torch_dispatch__"})
+TENSOR_SUBCLASS_CALLS = frozenset({"as_subclass", "_make_subclass", "_make_wrapper_subclass"})
+# Literal paths a kernel has no reason to read: process information (the
+# judge's command line or environment), devices, system configuration.
+PROBE_PATH_PREFIXES = ("/proc", "/dev/", "/sys", "/etc", "/root", "/home", "/run", "/var")
 FORBIDDEN_OS_CALLS = frozenset({
     "system", "popen", "fork", "forkpty", "kill", "killpg", "execv", "execve", "execl", "execle",
     "execlp", "execlpe", "execvp", "execvpe", "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv",
     "spawnve", "spawnvp", "spawnvpe", "posix_spawn", "posix_spawnp", "remove", "unlink", "rename",
+    "getppid", "openpty", "pipe", "pipe2", "dup", "fdopen", "read", "pread", "readv", "lseek",
+    "sched_setaffinity", "nice", "setpriority", "register_at_fork",
     "replace", "rmdir", "removedirs", "mkdir", "makedirs", "chmod", "chown", "symlink", "link",
     "truncate", "write", "putenv", "unsetenv", "setsid", "setpgid", "dup2", "_exit",
 })
@@ -126,14 +192,28 @@ CPP_COMPUTE_METHOD = re.compile(
     r"\s*\(")
 CPP_TORCH_CALL = re.compile(r"\b(?:torch|at)\s*::\s*((?:\w+\s*::\s*)*)(\w+)\s*(?:<[^<>;()]*>)?\s*\(")
 CPP_VENDOR = re.compile(r"\b(cublas\w*|cublasLt\w*|cudnn\w*|cutlass::|cute::|cusparse\w*|"
-                        r"cufft\w*|mkl_\w+|cblas_\w+|dnnl\w*|oneapi::)")
+                        r"cufft\w*|curand\w*|cusolver\w*|mkl_\w+|cblas_\w+|dnnl\w*|oneapi::|"
+                        r"getCurrentCUDABlasHandle\w*|getCurrentCUDABlasLtHandle\w*|"
+                        r"getCudnnHandle\w*)")
 CPP_THREAD = re.compile(r"\b(std\s*::\s*thread|std\s*::\s*async|std\s*::\s*jthread|pthread_create|"
-                        r"cudaStreamCreate\w*|cudaLaunchHostFunc|cudaGraph\w*|"
-                        r"cudaCtxResetPersistingL2Cache|cudaStreamSetAttribute|cudaAccessPolicyWindow)")
+                        r"cudaLaunchHostFunc|cudaStreamAddCallback|thrd_create|daemon|setsid)\b")
+CPP_STREAM = re.compile(r"\b(cudaStreamCreate\w*|getStreamFromPool|getStreamFromExternal|"
+                        r"cudaStreamPerThread|cuStreamCreate\w*)\b")
+CPP_GRAPH = re.compile(r"\b(cudaGraph\w*|cudaStreamBeginCapture\w*|cudaStreamEndCapture|cuGraph\w*|"
+                       r"CUDAGraph)\b")
+CPP_L2 = re.compile(r"\b(cudaAccessPolicyWindow|accessPolicyWindow|cudaStreamSetAttribute|"
+                    r"cudaStreamAttrValue|cudaKernelNodeAttrValue|cudaLimitPersistingL2CacheSize|"
+                    r"cudaDeviceSetLimit|cudaCtxResetPersistingL2Cache|cudaAccessPropertyPersisting|"
+                    r"cudaLaunchAttributeAccessPolicyWindow|cuCtxSetLimit|persistingL2CacheMaxSize)\b")
 CPP_PRECISION = re.compile(r"\b(__half2?|__nv_bfloat16\w*|at::Half|at::BFloat16|kHalf|kBFloat16|"
                            r"__float2half\w*|__float2bfloat16\w*|wmma::|mma\.sync\.aligned\.\w*\.f16)")
-CPP_SYSCALL = re.compile(r"\b(system|popen|fork|execv\w*|dlopen|fopen|ofstream|socket|connect|"
-                         r"mprotect|ptrace)\s*\(")
+CPP_SYSCALL = re.compile(r"\b(system|popen|fork|vfork|execv\w*|execl\w*|dlopen|dlsym|fopen|freopen|"
+                         r"open|openat|creat|socket|connect|sendto|mprotect|ptrace|syscall|unlink|"
+                         r"getppid|kill|prctl|setrlimit|mmap)\s*\(")
+CPP_FILE_TYPES = re.compile(r"\b(std\s*::\s*ofstream|std\s*::\s*ifstream|std\s*::\s*fstream|"
+                            r"std\s*::\s*filesystem|ofstream|ifstream|fstream|FILE\s*\*)")
+# A token-pasting macro lets C++ spell any name the scan looks for.
+CPP_PASTE = re.compile(r"##")
 
 
 def _finding(rule, severity, node, message, line=None, col=None):
@@ -167,6 +247,7 @@ class _Analyzer:
         self.source = source
         self.policy = dict(DEFAULT_POLICY)
         self.policy.update(policy or {})
+        self.vendor_allowed = vendor_allowance(self.policy.get("allow_vendor_libraries"))
         self.findings = []
         self.aliases = {}          # local name -> qualified name ("F" -> "torch.nn.functional")
         self.functions = {}        # module-level function name -> FunctionDef
@@ -268,6 +349,17 @@ class _Analyzer:
                     if _dotted(base) and _dotted(base).split(".")[-1] == "Model":
                         self.add("reference-model-use", REJECT, base,
                                  "class %s inherits from the reference Model" % node.name)
+                    q = self.qualify(base) or ""
+                    if q in ("torch.Tensor", "torch._C._TensorBase", "torch._tensor.Tensor") or \
+                            q.endswith("._TensorBase"):
+                        self.add("tensor-subclass", REJECT, base,
+                                 "class %s subclasses torch.Tensor: a lazy or fake tensor can defer or "
+                                 "skip the work" % node.name)
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                            item.name in TENSOR_SUBCLASS_HOOKS:
+                        self.add("tensor-subclass", REJECT, item,
+                                 "%s.%s intercepts torch calls" % (node.name, item.name))
             elif isinstance(node, ast.Try):
                 if any(isinstance(n, ast.Call) and self.is_extension_loader(n) for n in ast.walk(node)):
                     self.add("fallback-try-except", REJECT, node,
@@ -279,12 +371,51 @@ class _Analyzer:
             elif isinstance(node, ast.Name) and node.id == "Model" and isinstance(node.ctx, ast.Load):
                 self.add("reference-model-use", REJECT, node,
                          "the candidate refers to the reference Model")
+            elif isinstance(node, ast.Attribute) and self.check_attribute_chain(node):
+                pass
             elif isinstance(node, ast.Attribute) and node.attr in ("__globals__", "__code__",
                                                                    "__builtins__", "__subclasses__",
                                                                    "f_back", "f_globals", "f_locals",
-                                                                   "gi_frame", "__closure__"):
+                                                                   "gi_frame", "__closure__", "__self__",
+                                                                   "__mro__", "__bases__", "__base__",
+                                                                   "tb_frame", "cr_frame", "__reduce__",
+                                                                   "__reduce_ex__", "__loader__", "__spec__"):
                 self.add("introspection", REJECT, node,
                          "access to %s reaches into other code's state" % node.attr)
+
+    def check_attribute_chain(self, node):
+        """Forbidden modules reached through attributes; module __dict__ access;
+        precision markers.  Returns True when a finding was added."""
+        dotted = _dotted(node)
+        if dotted is None:
+            return False
+        head = dotted.split(".")[0]
+        q = self.qualify(node) or dotted
+        parts = q.split(".")
+        if head in self.aliases or head in PATCHABLE_ROOTS:
+            for seg in parts[1:]:
+                if seg in FORBIDDEN_ATTR_SEGMENTS:
+                    self.add("forbidden-import", REJECT, node,
+                             "%s reaches the %s module through an attribute: %s" %
+                             (dotted, seg, FORBIDDEN_MODULES.get(seg, "not allowed")))
+                    return True
+            if node.attr == "__dict__":
+                self.add("introspection", REJECT, node,
+                         "%s exposes a module's namespace (monkey-patching)" % dotted)
+                return True
+            if q.startswith("torch.hub") or q.startswith("torch.distributed") or q.startswith("torch.package"):
+                self.add("network", REJECT, node, "%s can download or communicate" % q)
+                return True
+            if q in ("torch.float16", "torch.half", "torch.bfloat16", "torch.autocast",
+                     "torch.cuda.amp", "torch.cpu.amp") or q.startswith("torch.cuda.amp.") or \
+                    q.startswith("torch.cpu.amp."):
+                self.add("precision-downgrade", self.precision_severity(), node,
+                         "%s: reduced precision in a %s task" % (q, self.policy.get("precision", "fp32")))
+                return True
+        return False
+
+    def precision_severity(self):
+        return INFO if str(self.policy.get("precision", "fp32")) in ("fp16", "bf16") else SUSPICIOUS
 
     def check_import(self, node):
         names = []
@@ -317,11 +448,30 @@ class _Analyzer:
                                                         self.qualify(node.args[0]) in self.aliases.values()):
                     self.add("monkey-patch", REJECT, node, "setattr() on module %s" % _dotted(node.args[0]))
                 elif name == "getattr" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
-                    pass
+                    self.check_getattr_constant(node)
+                elif name == "getattr" and len(node.args) >= 2 and self.is_module_ref(node.args[0]):
+                    self.add("dynamic-code", REJECT, node,
+                             "getattr(%s, <computed name>) hides which function is called" %
+                             _dotted(node.args[0]))
                 else:
                     self.add("dynamic-code", SUSPICIOUS, node, "%s() hides what the candidate accesses" % name)
             elif name == "open" and name not in self.functions:
                 self.check_open(node)
+            elif name == "input" and name not in self.functions:
+                self.add("file-read", REJECT, node, "input() reads the harness's standard input")
+            elif name == "type" and len(node.args) == 3 and name not in self.functions:
+                self.add("dynamic-code", SUSPICIOUS, node, "type() with three arguments creates a class at run "
+                                                          "time (hidden subclasses)")
+        if isinstance(func, ast.Attribute) and func.attr in TENSOR_SUBCLASS_CALLS:
+            self.add("tensor-subclass", REJECT, node,
+                     ".%s() makes a tensor subclass: a lazy or fake tensor can defer or skip the work" % func.attr)
+        if q in ("os.listdir", "os.scandir", "os.walk", "os.fwalk") or (
+                isinstance(func, ast.Attribute) and func.attr in ("glob", "rglob", "iterdir")):
+            self.add("file-scan", SUSPICIOUS, node, "%s scans the file system" % (q or func.attr))
+        if q in ("io.FileIO", "io.open_code", "torch.save", "numpy.save", "numpy.savez", "numpy.savetxt",
+                 "np.save", "np.savez", "np.savetxt", "torch.jit.save", "os.mkfifo", "os.mknod") or (
+                isinstance(func, ast.Attribute) and func.attr in ("tofile", "to_file")):
+            self.add("file-write", REJECT, node, "%s writes to the file system" % (q or func.attr))
         if q.startswith("os.") and q.split(".")[1] in FORBIDDEN_OS_CALLS:
             self.add("forbidden-call", REJECT, node, "%s() is not allowed" % q)
         if q in ("io.open", "codecs.open", "os.open"):
@@ -339,11 +489,56 @@ class _Analyzer:
         if q.startswith("torch.cuda.set_per_process_memory_fraction") or q.startswith("torch.cuda.memory"):
             self.add("global-state", SUSPICIOUS, node, "%s() touches the device allocator" % q)
         if q.startswith("torch.cuda.graph") or q.startswith("torch.cuda.CUDAGraph") or \
-                q.startswith("torch.cuda.make_graphed_callables"):
-            self.add("cuda-graph", SUSPICIOUS, node, "CUDA graph replay in the candidate")
-        if q.startswith("torch.cuda.Stream") or q.startswith("torch.cuda.stream"):
-            self.add("side-stream", SUSPICIOUS, node, "work on a side stream (the timer synchronizes the "
-                                                      "whole device, but review it)")
+                q.startswith("torch.cuda.make_graphed_callables") or q.startswith("torch.cuda.graphs"):
+            self.add("cuda-graph", REJECT, node, "CUDA graph replay in the candidate: captured work can be "
+                                                 "replayed instead of computed")
+        if q.startswith("torch.cuda.Stream") or q.startswith("torch.cuda.stream") or \
+                q.startswith("torch.cuda.ExternalStream") or q.startswith("torch.cuda.set_stream") or \
+                q.startswith("torch.cuda.streams"):
+            self.add("side-stream", REJECT, node, "%s: work on a side stream can escape the timed window" % q)
+        if q.startswith("torch.cuda.cudart") or q.startswith("torch._C._cuda"):
+            self.add("cuda-runtime-access", REJECT, node,
+                     "%s calls the CUDA runtime directly (persisting-L2 limits, streams)" % q)
+        if self.is_extension_loader(node):
+            self.check_loader_flags(node)
+
+    def is_module_ref(self, node):
+        root = _root_name(node)
+        return root is not None and (root in self.aliases or root in PATCHABLE_ROOTS) and \
+            _dotted(node) is not None
+
+    def check_getattr_constant(self, node):
+        """getattr(torch, "relu") is torch.relu: report what the attribute form would get."""
+        if not self.is_module_ref(node.args[0]) or not isinstance(node.args[1].value, str):
+            return
+        q = (self.qualify(node.args[0]) or "") + "." + node.args[1].value
+        name = node.args[1].value
+        if name in FORBIDDEN_MODULES or name in FORBIDDEN_ATTR_SEGMENTS:
+            self.add("forbidden-import", REJECT, node, "getattr reaches the %s module" % name)
+        elif name.startswith("__"):
+            self.add("introspection", REJECT, node, "getattr(%s, %r) reaches interpreter internals" %
+                     (_dotted(node.args[0]), name))
+        elif not self.policy.get("allow_torch_ops") and (
+                (q.startswith("torch.") and (name in COMPUTE_METHODS or q.startswith("torch.nn.functional.")
+                                             or q.startswith("torch.ops") or q.startswith("torch.linalg")))
+                or q.startswith("numpy.")):
+            self.add("torch-op-in-forward", REJECT, node, "getattr hides a call of %s" % q)
+        else:
+            self.add("dynamic-code", SUSPICIOUS, node, "getattr(%s, %r) instead of an attribute" %
+                     (_dotted(node.args[0]), name))
+
+    def check_loader_flags(self, call):
+        allowed = self.vendor_allowed
+        for kw in call.keywords:
+            if kw.arg not in ("extra_ldflags", "extra_cflags", "extra_cuda_cflags", "extra_include_paths"):
+                continue
+            for sub in ast.walk(kw.value):
+                if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                    m = re.search(r"-l\s*(cublas\w*|cudnn\w*|cusparse\w*|cufft\w*|curand\w*|cusolver\w*|"
+                                  r"mkl\w*|dnnl\w*|openblas\w*|blas\w*)", sub.value)
+                    if m and _vendor_class(m.group(1)) not in allowed:
+                        self.add("vendor-library", REJECT, sub,
+                                 "links %s (vendor library) and the policy forbids it" % m.group(1))
 
     def check_open(self, node, force=False):
         mode = None
@@ -355,6 +550,18 @@ class _Analyzer:
         if force:
             self.add("file-write", REJECT, node, "os.open() with arbitrary flags")
             return
+        path = node.args[0] if node.args else None
+        if isinstance(path, ast.Constant) and isinstance(path.value, int):
+            self.add("file-read", REJECT, node, "open() of file descriptor %d (the harness's stdio)" % path.value)
+        elif isinstance(path, ast.Constant) and isinstance(path.value, str) and \
+                path.value.startswith(PROBE_PATH_PREFIXES):
+            self.add("file-read", REJECT, node, "open(%r) probes the system (the judge's command line, "
+                                                "environment or devices)" % path.value)
+        elif isinstance(path, (ast.JoinedStr, ast.BinOp)) and any(
+                isinstance(c, ast.Constant) and isinstance(c.value, str) and
+                (c.value.startswith(PROBE_PATH_PREFIXES) or "environ" in c.value or "cmdline" in c.value)
+                for c in ast.walk(path)):
+            self.add("file-read", REJECT, node, "open() of a /proc-style path probes the judge's process")
         if mode is None:
             return
         if isinstance(mode, ast.Constant) and isinstance(mode.value, str):
@@ -458,7 +665,7 @@ class _Analyzer:
                     self.add("torch-op-in-forward", SUSPICIOUS, node,
                              "arithmetic on a tensor argument in %s runs a PyTorch op" % where)
             elif isinstance(node, ast.Attribute) and node.attr in ("half", "bfloat16", "float16"):
-                self.add("precision-downgrade", SUSPICIOUS, node,
+                self.add("precision-downgrade", self.precision_severity(), node,
                          "%s uses reduced precision (%s)" % (where, node.attr))
             elif isinstance(node, ast.Assign):
                 for t in node.targets:
@@ -564,7 +771,8 @@ class _Analyzer:
     # -- C++ / CUDA sources ----------------------------------------------
     def check_cpp_sources(self, tree):
         allow_ops = bool(self.policy.get("allow_torch_ops"))
-        allow_vendor = bool(self.policy.get("allow_vendor_libraries"))
+        allowed = self.vendor_allowed
+        prec_sev = self.precision_severity()
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
                 continue
@@ -592,18 +800,40 @@ class _Analyzer:
                         self.add("cpp-torch-op", REJECT, None,
                                  "C++ source calls tensor method .%s() (a PyTorch compute op)" % m.group(1),
                                  line=at, col=m.start())
-                if not allow_vendor:
-                    for m in CPP_VENDOR.finditer(line):
-                        self.add("vendor-library", REJECT, None,
-                                 "C++ source uses %s (vendor library) and the policy forbids it" % m.group(1),
-                                 line=at, col=m.start())
+                for m in CPP_VENDOR.finditer(line):
+                    if _vendor_class(m.group(1)) in allowed:
+                        continue
+                    self.add("vendor-library", REJECT, None,
+                             "C++ source uses %s (vendor library) and the policy (allow_vendor_libraries=%s) "
+                             "forbids it" % (m.group(1), "+".join(sorted(allowed)) or "none"),
+                             line=at, col=m.start())
                 for m in CPP_THREAD.finditer(line):
                     self.add("cpp-thread-or-stream", REJECT, None,
-                             "C++ source uses %s: work can escape the timed window or the L2 reset" %
+                             "C++ source uses %s: work can escape the timed window" %
                              m.group(1), line=at, col=m.start())
+                for m in CPP_STREAM.finditer(line):
+                    self.add("side-stream", REJECT, None,
+                             "C++ source uses %s: work on a side stream can escape the timed window" %
+                             m.group(1), line=at, col=m.start())
+                for m in CPP_GRAPH.finditer(line):
+                    self.add("cuda-graph", REJECT, None,
+                             "C++ source uses %s: captured work can be replayed instead of computed" %
+                             m.group(1), line=at, col=m.start())
+                for m in CPP_L2.finditer(line):
+                    self.add("l2-persistence", REJECT, None,
+                             "C++ source uses %s: persisting-L2 windows keep data cached across timed "
+                             "calls" % m.group(1), line=at, col=m.start())
                 for m in CPP_PRECISION.finditer(line):
-                    self.add("precision-downgrade", SUSPICIOUS, None,
+                    self.add("precision-downgrade", prec_sev, None,
                              "C++ source uses reduced precision (%s)" % m.group(1), line=at, col=m.start())
+                for m in CPP_FILE_TYPES.finditer(line):
+                    self.add("cpp-system-call", REJECT, None,
+                             "C++ source uses %s: kernels have no business with files" % m.group(1),
+                             line=at, col=m.start())
+                if CPP_PASTE.search(line):
+                    self.add("cpp-token-paste", SUSPICIOUS, None,
+                             "token pasting (##) can spell names the scan looks for", line=at,
+                             col=line.find("##"))
                 for m in CPP_SYSCALL.finditer(line):
                     self.add("cpp-system-call", REJECT, None,
                              "C++ source calls %s(), which a kernel has no business doing" % m.group(1),

@@ -25,6 +25,63 @@ def _tensors(value):
     return []
 
 
+# Flags that make the evaluate command compare strictly (strict_check "auto").
+WEAK_OUTPUT_FLAGS = ("below-tolerance", "mostly-below-tolerance", "near-constant")
+
+
+def weakness_flags(tensors, atol, rtol):
+    """Flags for reference outputs that a degenerate answer could match.
+
+    Returns (flags, max_abs_output) where flags is a list of (flag, message)
+    among WEAK_OUTPUT_FLAGS and non-finite-output.
+    """
+    import torch
+
+    flags = []
+    floats = [t.detach().to("cpu", torch.float64) for t in _tensors(tensors)
+              if t.is_floating_point() and t.numel() > 0]
+    if any(not bool(torch.isfinite(t).all()) for t in floats):
+        flags.append(("non-finite-output", "the reference output contains NaN or Inf"))
+    finite = [torch.nan_to_num(t) for t in floats]
+    if not finite:
+        return flags, None
+    max_mag = max(float(t.abs().max()) for t in finite)
+    if all(torch.allclose(torch.zeros_like(t), t, atol=atol, rtol=rtol) for t in finite):
+        flags.append(("below-tolerance", "max |output| = %.3g is within atol=%g of zero: an all-zeros output "
+                                         "passes" % (max_mag, atol)))
+    elif all(torch.allclose(torch.full_like(t, float(t.mean())), t, atol=atol, rtol=rtol) for t in finite):
+        flags.append(("near-constant", "the output is constant within tolerance: a constant output passes"))
+    else:
+        total = sum(t.numel() for t in finite)
+        small = sum(int((t.abs() <= atol).sum()) for t in finite)
+        if total and small >= 0.95 * total:
+            flags.append(("mostly-below-tolerance", "%.1f%% of the output elements are within atol=%g of zero"
+                          % (100.0 * small / total, atol)))
+    return flags, max_mag
+
+
+def _state_differs(a, b):
+    import torch
+
+    sa, sb = a.state_dict(), b.state_dict()
+    for k, v in sa.items():
+        w = sb.get(k)
+        if isinstance(v, torch.Tensor) and isinstance(w, torch.Tensor) and v.is_floating_point() and \
+                v.shape == w.shape and not torch.equal(v, w):
+            return True
+    return False
+
+
+def _same(t1, t2, atol, rtol):
+    import torch
+
+    return len(t1) == len(t2) and all(
+        a.shape == b.shape and a.dtype == b.dtype and (
+            torch.allclose(a.double(), b.double(), atol=atol, rtol=rtol, equal_nan=True)
+            if a.is_floating_point() else torch.equal(a, b))
+        for a, b in zip(t1, t2))
+
+
 def validate(path, atol=1e-4, rtol=1e-4, seed=DEFAULT_SEED, num_threads=None):
     import torch
 
@@ -76,31 +133,28 @@ def validate(path, atol=1e-4, rtol=1e-4, seed=DEFAULT_SEED, num_threads=None):
     report["output_dtypes"] = [str(t.dtype).replace("torch.", "") for t in t1]
     report["ok"] = True
 
-    floats = [t.detach().double() for t in t1 if t.is_floating_point() and t.numel() > 0]
-    if any(not bool(torch.isfinite(t).all()) for t in floats):
-        flag("non-finite-output", "the reference output contains NaN or Inf")
-    finite = [torch.nan_to_num(t) for t in floats]
-    if finite:
-        max_mag = max(float(t.abs().max()) for t in finite)
+    weak, max_mag = weakness_flags(t1, atol, rtol)
+    if max_mag is not None:
         report["max_abs_output"] = max_mag
-        if all(torch.allclose(torch.zeros_like(t), t, atol=atol, rtol=rtol) for t in finite):
-            flag("below-tolerance", "max |output| = %.3g is within atol=%g of zero: an all-zeros output passes"
-                 % (max_mag, atol))
-        elif all(torch.allclose(torch.full_like(t, float(t.mean())), t, atol=atol, rtol=rtol) for t in finite):
-            flag("near-constant", "the output is constant within tolerance: a constant output passes")
-        else:
-            total = sum(t.numel() for t in finite)
-            small = sum(int((t.abs() <= atol).sum()) for t in finite)
-            if total and small >= 0.95 * total:
-                flag("mostly-below-tolerance", "%.1f%% of the output elements are within atol=%g of zero"
-                     % (100.0 * small / total, atol))
-    same = len(t1) == len(t2) and all(
-        a.shape == b.shape and a.dtype == b.dtype and (
-            torch.allclose(a.double(), b.double(), atol=atol, rtol=rtol, equal_nan=True)
-            if a.is_floating_point() else torch.equal(a, b))
-        for a, b in zip(t1, t2))
-    if same:
+    for name, message in weak:
+        flag(name, message)
+    if _same(t1, t2, atol, rtol):
         flag("input-insensitive", "two different seeded inputs give the same output within tolerance")
+    # weights: a second Model built under another seed must change the output
+    # (unless its weights come out the same, e.g. a task without parameters)
+    try:
+        torch.manual_seed(seed + 7919)
+        other = task.Model(*init).eval()
+        if _state_differs(model, other):
+            torch.manual_seed(seed + 1)
+            inputs = taskload.as_list(task.get_inputs(), "get_inputs")
+            with torch.no_grad():
+                out_other = other(*inputs)
+            if _same(t1, _tensors(out_other), atol, rtol):
+                flag("weight-insensitive", "a Model with different random weights gives the same output within "
+                                           "tolerance: a candidate can ignore its weights")
+    except Exception as e:  # the main run worked; report and go on
+        report["errors_weights_check"] = "%s: %s" % (type(e).__name__, e)
     repeat = len(t1) == len(t1b) and all(
         torch.equal(a, b) or (a.is_floating_point() and torch.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True))
         for a, b in zip(t1, t1b))

@@ -7,6 +7,9 @@ cross-checks with its own wall clock).  Everything reported from here is
 treated as untrusted by the judge.
 
 Commands (JSON headers, tensors in the payload, see codec.py):
+  prepare {device, num_threads, allow_tf32}
+        sets torch up and starts its thread pools before any candidate code
+        runs, so that the trusted side can take a baseline of the threads
   load  {candidate_path, device, init_seed, num_threads, build_dir, allow_tf32}
         payload: init inputs
   run   payload: inputs              -> reply payload: output
@@ -21,9 +24,24 @@ import importlib.util
 import os
 import sys
 import time
+import threading
 import traceback
 
-from . import buildcache, codec
+from . import buildcache, codec, timing
+
+
+def _limit_memory(megabytes):
+    """Cap the address space (RLIMIT_AS, soft and hard) so that a memory bomb
+    fails fast with an allocation error instead of exhausting the host."""
+    if not megabytes:
+        return
+    import resource
+
+    limit = int(megabytes) << 20
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ValueError, OSError):
+        pass
 
 
 def _summary(exc):
@@ -40,6 +58,9 @@ class Worker:
         self.device = "cpu"
 
     def reply(self, header, payload=b""):
+        # reported for the trusted side's thread check (which also counts the
+        # process's OS threads itself, from outside)
+        header.setdefault("py_threads", threading.active_count())
         codec.write_frame(self.reply_fd, header, payload)
 
     def serve(self):
@@ -59,7 +80,24 @@ class Worker:
             handler(header, payload)
 
     # ------------------------------------------------------------------
-    def cmd_load(self, header, payload):
+    def cmd_prepare(self, header, payload):
+        try:
+            self._setup(header)
+            import torch
+
+            timing.capture()
+            # start the intra-op pool (and on CUDA the context and its helper
+            # threads) now, so that later threads are the candidate's
+            x = torch.ones(1 << 16, device=self.device)
+            float((x + 1).sum())
+            if self.device.startswith("cuda"):
+                torch.cuda.synchronize()
+        except BaseException as e:  # noqa: B902
+            self.reply({"ok": False, "stage": "prepare", "error": _summary(e)})
+            return
+        self.reply({"ok": True})
+
+    def _setup(self, header):
         import torch
 
         self.device = header.get("device", "cpu")
@@ -72,6 +110,11 @@ class Worker:
             torch.backends.cudnn.allow_tf32 = allow
         if hasattr(torch, "set_float32_matmul_precision"):
             torch.set_float32_matmul_precision("high" if header.get("allow_tf32") else "highest")
+
+    def cmd_load(self, header, payload):
+        import torch
+
+        self._setup(header)
         cache_device = "cpu"
         if self.device.startswith("cuda"):
             cache_device = "cuda-sm%d%d" % torch.cuda.get_device_capability(torch.device(self.device))
@@ -116,7 +159,7 @@ class Worker:
         with torch.no_grad():
             out = self.model(*inputs)
         if self.device.startswith("cuda"):
-            torch.cuda.synchronize()
+            timing._sync()
         return out
 
     def cmd_run(self, header, payload):
@@ -133,27 +176,30 @@ class Worker:
         self.reply({"ok": True, "output": desc, "seconds": seconds}, data)
 
     def cmd_time(self, header, payload):
-        from . import timing
-
         try:
             sets = codec.decode(header["sets"], payload, device=self.device)
-            samples, last = timing.time_callable(
+            l2_reset = None
+            if self.device.startswith("cuda"):
+                l2_reset = timing.reset_persisting_l2()
+            samples, last, calls = timing.time_callable(
                 self.model, sets, self.device, int(header.get("warmup", 3)), int(header.get("trials", 20)),
                 float(header.get("max_seconds", 10.0)),
-                on_start=lambda: self.reply({"event": "start"}))
+                on_start=lambda: self.reply({"event": "start"}), reset_l2=bool(l2_reset))
             desc, data = codec.encode(list(last))
         except BaseException as e:  # noqa: B902
             self.reply({"ok": False, "stage": "timing", "error": _summary(e),
                         "traceback": traceback.format_exc()[-8000:]})
             return
-        self.reply({"ok": True, "samples_ms": samples, "outputs": desc}, data)
+        self.reply({"ok": True, "samples_ms": samples, "outputs": desc, "calls": calls, "l2_reset": l2_reset}, data)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="kbharness.worker")
     parser.add_argument("--cmd-fd", type=int, required=True)
     parser.add_argument("--reply-fd", type=int, required=True)
+    parser.add_argument("--memory-limit-mb", type=int, default=0)
     args = parser.parse_args(argv)
+    _limit_memory(args.memory_limit_mb)
     faulthandler.enable()
     return Worker(args.cmd_fd, args.reply_fd).serve()
 

@@ -1,0 +1,19 @@
+"""A small GEMM task (for the cuBLAS policy candidate)."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, a, b):
+        return torch.matmul(a, b)
+
+
+def get_inputs():
+    return [torch.randn(256, 512), torch.randn(512, 128)]
+
+
+def get_init_inputs():
+    return []
