@@ -3,6 +3,8 @@
 
 #include <QStringList>
 
+class QCommandLineParser;
+
 namespace kb::cli {
 
 int runCommand(const QStringList& args);
@@ -13,5 +15,12 @@ int suiteCommand(const QStringList& args);
 // Prints "error: <message>" to stderr and returns 2 (usage) or 1 (failure).
 int fail(const QString& message, int code = 1);
 void out(const QString& text);
+
+// Adds --help, parses `kbstudio-cli <command> args`; false (with exitCode set) after printing a
+// usage error or the help text.
+bool parseCommandLine(QCommandLineParser& parser, const QStringList& args, const QString& command,
+                      int& exitCode);
+// The --db value, or the default database.
+QString databasePath(const QCommandLineParser& parser);
 
 } // namespace kb::cli

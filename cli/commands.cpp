@@ -35,15 +35,8 @@ void out(const QString& text)
     QTextStream(stdout) << text;
 }
 
-namespace {
-
-QCommandLineOption dbOption()
-{
-    return {QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")};
-}
-
-// Parses; returns false after printing the problem (or help).
-bool parse(QCommandLineParser& parser, const QStringList& args, const QString& command, int& exitCode)
+bool parseCommandLine(QCommandLineParser& parser, const QStringList& args, const QString& command,
+                      int& exitCode)
 {
     parser.addHelpOption();
     QStringList full = args;
@@ -60,11 +53,17 @@ bool parse(QCommandLineParser& parser, const QStringList& args, const QString& c
     return true;
 }
 
-QString dbPath(const QCommandLineParser& parser)
+QString databasePath(const QCommandLineParser& parser)
 {
     return parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : engine::defaultDatabasePath();
 }
 
+namespace {
+
+QCommandLineOption dbOption()
+{
+    return {QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")};
+}
 
 } // namespace
 
@@ -89,7 +88,7 @@ int runCommand(const QStringList& args)
     p.addOption({QStringLiteral("resume"), QStringLiteral("Resume the run with this id instead of creating one."), QStringLiteral("ID")});
     p.addOption({QStringLiteral("quiet"), QStringLiteral("No progress line.")});
     int code = 0;
-    if (!parse(p, args, QStringLiteral("run"), code))
+    if (!parseCommandLine(p, args, QStringLiteral("run"), code))
         return code;
 
     const bool resume = p.isSet(QStringLiteral("resume"));
@@ -123,7 +122,7 @@ int runCommand(const QStringList& args)
     }
 
     try {
-        engine::RunEngine engine(dbPath(p));
+        engine::RunEngine engine(databasePath(p));
         engine.ensureDemoCatalog();
         db::Id runId = 0;
         if (resume) {
@@ -138,7 +137,7 @@ int runCommand(const QStringList& args)
         const auto run = db::RunRepository(engine.database().connection()).run(runId);
         if (!run)
             return fail(QStringLiteral("no run with id %1").arg(runId));
-        out(QStringLiteral("run %1: %2 (database %3)\n").arg(runId).arg(QString::fromStdString(run->name), dbPath(p)));
+        out(QStringLiteral("run %1: %2 (database %3)\n").arg(runId).arg(QString::fromStdString(run->name), databasePath(p)));
 
         ProgressLine line(!p.isSet(QStringLiteral("quiet")));
         QObject::connect(&engine, &engine::RunEngine::progress, &engine,
@@ -158,7 +157,7 @@ int runCommand(const QStringList& args)
         QCoreApplication::exec();
         line.finish();
         if (finalStatus.isEmpty()) {
-            out(QStringLiteral("interrupted; resume with: kbstudio-cli run --resume %1 --db %2\n").arg(runId).arg(dbPath(p)));
+            out(QStringLiteral("interrupted; resume with: kbstudio-cli run --resume %1 --db %2\n").arg(runId).arg(databasePath(p)));
             return 130;
         }
         out(QStringLiteral("run %1 %2\n\n").arg(runId).arg(finalStatus));
@@ -177,14 +176,14 @@ int statusCommand(const QStringList& args)
     p.setApplicationDescription(QStringLiteral("Show the runs in a database."));
     p.addOption(dbOption());
     int code = 0;
-    if (!parse(p, args, QStringLiteral("status"), code))
+    if (!parseCommandLine(p, args, QStringLiteral("status"), code))
         return code;
     try {
-        db::Database database(dbPath(p).toStdString(), db::Database::Access::ReadOnly);
+        db::Database database(databasePath(p).toStdString(), db::Database::Access::ReadOnly);
         db::RunRepository runs(database.connection());
         const auto all = runs.runs();
         if (all.empty()) {
-            out(QStringLiteral("no runs in %1\n").arg(dbPath(p)));
+            out(QStringLiteral("no runs in %1\n").arg(databasePath(p)));
             return 0;
         }
         for (const auto& r : all) {
@@ -215,17 +214,17 @@ int reportCommand(const QStringList& args)
     p.addOption({QStringLiteral("run"), QStringLiteral("Run id (default: every run)."), QStringLiteral("ID"), QStringLiteral("0")});
     p.addOption({QStringLiteral("format"), QStringLiteral("text or markdown (default text)."), QStringLiteral("FORMAT"), QStringLiteral("text")});
     int code = 0;
-    if (!parse(p, args, QStringLiteral("report"), code))
+    if (!parseCommandLine(p, args, QStringLiteral("report"), code))
         return code;
     try {
-        db::Database database(dbPath(p).toStdString(), db::Database::Access::ReadOnly);
+        db::Database database(databasePath(p).toStdString(), db::Database::Access::ReadOnly);
         const db::Id runId = p.value(QStringLiteral("run")).toLongLong();
         auto& conn = database.connection();
         if (runId != 0 && !db::RunRepository(conn).run(runId))
-            return fail(QStringLiteral("no run with id %1 in %2").arg(runId).arg(dbPath(p)));
+            return fail(QStringLiteral("no run with id %1 in %2").arg(runId).arg(databasePath(p)));
         const auto board = engine::leaderboardFor(conn, runId);
         if (board.models.empty()) {
-            out(QStringLiteral("no attempts in %1\n").arg(dbPath(p)));
+            out(QStringLiteral("no attempts in %1\n").arg(databasePath(p)));
             return 0;
         }
         const QString format = p.value(QStringLiteral("format"));
@@ -251,7 +250,7 @@ int suiteCommand(const QStringList& args)
     p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("import"));
     p.addPositionalArgument(QStringLiteral("dir"), QStringLiteral("suite folder"));
     int code = 0;
-    if (!parse(p, args, QStringLiteral("suite"), code))
+    if (!parseCommandLine(p, args, QStringLiteral("suite"), code))
         return code;
     const auto pos = p.positionalArguments();
     if (pos.size() != 2 || pos[0] != QLatin1String("import"))
@@ -267,7 +266,7 @@ int suiteCommand(const QStringList& args)
                                 .arg(suite.problems.size())
                                 .arg(suite.tasks.size()));
         }
-        db::Database database(dbPath(p).toStdString());
+        db::Database database(databasePath(p).toStdString());
         const auto imported = engine::importSuite(database.connection(), suite);
         out(QStringLiteral("imported suite '%1': %2 tasks\n").arg(suite.name).arg(imported.tasks));
         return 0;

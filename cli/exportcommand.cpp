@@ -27,29 +27,6 @@ namespace kb::cli {
 
 namespace {
 
-bool parseArgs(QCommandLineParser& parser, const QStringList& args, const QString& command,
-               int& exitCode)
-{
-    parser.addHelpOption();
-    QStringList full = args;
-    full.prepend(QStringLiteral("kbstudio-cli ") + command);
-    if (!parser.parse(full)) {
-        exitCode = fail(parser.errorText(), 2);
-        return false;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        out(parser.helpText());
-        exitCode = 0;
-        return false;
-    }
-    return true;
-}
-
-QString databasePath(const QCommandLineParser& p)
-{
-    return p.isSet(QStringLiteral("db")) ? p.value(QStringLiteral("db")) : engine::defaultDatabasePath();
-}
-
 QStringList list(const QCommandLineParser& p, const QString& name)
 {
     QStringList items;
@@ -81,7 +58,7 @@ int exportCommand(const QStringList& args)
     p.addOption({QStringLiteral("verdicts"), QStringLiteral("Comma-separated verdicts of the attempt rows (default: all)."), QStringLiteral("LIST")});
     p.addOption({QStringLiteral("title"), QStringLiteral("Title of the HTML/PDF report."), QStringLiteral("TEXT")});
     int code = 0;
-    if (!parseArgs(p, args, QStringLiteral("export"), code))
+    if (!parseCommandLine(p, args, QStringLiteral("export"), code))
         return code;
 
     const auto format = report::exportFormatFromName(p.value(QStringLiteral("format")));
@@ -161,7 +138,7 @@ int baselinesCommand(const QStringList& args)
     p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("import"));
     p.addPositionalArgument(QStringLiteral("dir"), QStringLiteral("baseline folder"));
     int code = 0;
-    if (!parseArgs(p, args, QStringLiteral("baselines"), code))
+    if (!parseCommandLine(p, args, QStringLiteral("baselines"), code))
         return code;
     const auto pos = p.positionalArguments();
     if (pos.size() != 2 || pos[0] != QLatin1String("import"))

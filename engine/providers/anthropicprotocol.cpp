@@ -157,36 +157,18 @@ HttpHeaders AnthropicProtocol::headers(const QString& apiKey) const {
 
 HttpRequestSpec AnthropicProtocol::chatRequest(const ChatRequest& request,
                                                const QString& apiKey) const {
-    HttpRequestSpec spec;
-    spec.path = QStringLiteral("v1/messages");
-    spec.headers = headers(apiKey);
-    spec.streamBody = request.stream;
-    if (request.stream)
-        spec.headers.emplaceBack("Accept", "text/event-stream");
-    spec.body = QJsonDocument(encodeBody(request)).toJson(QJsonDocument::Compact);
-    return spec;
+    return jsonChatRequest(QStringLiteral("v1/messages"), headers(apiKey), request.stream, encodeBody(request));
 }
 
 HttpRequestSpec AnthropicProtocol::modelsRequest(const QString& apiKey) const {
-    HttpRequestSpec spec;
-    spec.method = "GET";
-    spec.path = QStringLiteral("v1/models?limit=1000");
-    spec.headers = headers(apiKey);
-    return spec;
+    return modelListRequest(QStringLiteral("v1/models?limit=1000"), headers(apiKey));
 }
 
 bool AnthropicProtocol::decodeChat(const QByteArray& body, ChatResponse* out,
                                    ProviderError* error) const {
-    QJsonParseError perr{};
-    const auto doc = QJsonDocument::fromJson(body, &perr);
-    if (perr.error != QJsonParseError::NoError || !doc.isObject()) {
-        error->message =
-            QStringLiteral("the provider's reply is not valid JSON (%1)")
-                .arg(perr.error != QJsonParseError::NoError ? perr.errorString()
-                                                            : QStringLiteral("not an object"));
+    QJsonObject root;
+    if (!parseReplyObject(body, &root, &error->message))
         return false;
-    }
-    const auto root = doc.object();
     if (root.value(QStringLiteral("type")).toString() == QLatin1String("error") ||
         !root.value(QStringLiteral("content")).isArray()) {
         const ErrorBody e = parseErrorBody(body);

@@ -130,36 +130,18 @@ QJsonObject OpenAiProtocol::encodeBody(const ChatRequest& request) const {
 
 HttpRequestSpec OpenAiProtocol::chatRequest(const ChatRequest& request,
                                             const QString& apiKey) const {
-    HttpRequestSpec spec;
-    spec.path = QStringLiteral("chat/completions");
-    spec.headers = baseHeaders(apiKey);
-    spec.streamBody = request.stream;
-    if (request.stream)
-        spec.headers.emplaceBack("Accept", "text/event-stream");
-    spec.body = QJsonDocument(encodeBody(request)).toJson(QJsonDocument::Compact);
-    return spec;
+    return jsonChatRequest(QStringLiteral("chat/completions"), baseHeaders(apiKey), request.stream, encodeBody(request));
 }
 
 HttpRequestSpec OpenAiProtocol::modelsRequest(const QString& apiKey) const {
-    HttpRequestSpec spec;
-    spec.method = "GET";
-    spec.path = QStringLiteral("models");
-    spec.headers = baseHeaders(apiKey);
-    return spec;
+    return modelListRequest(QStringLiteral("models"), baseHeaders(apiKey));
 }
 
 bool OpenAiProtocol::decodeChat(const QByteArray& body, ChatResponse* out,
                                 ProviderError* error) const {
-    QJsonParseError perr{};
-    const auto doc = QJsonDocument::fromJson(body, &perr);
-    if (perr.error != QJsonParseError::NoError || !doc.isObject()) {
-        error->message =
-            QStringLiteral("the provider's reply is not valid JSON (%1)")
-                .arg(perr.error != QJsonParseError::NoError ? perr.errorString()
-                                                            : QStringLiteral("not an object"));
+    QJsonObject root;
+    if (!parseReplyObject(body, &root, &error->message))
         return false;
-    }
-    const auto root = doc.object();
     const auto choices = root.value(QStringLiteral("choices")).toArray();
     if (choices.isEmpty()) {
         // Some gateways answer 200 with an error object.

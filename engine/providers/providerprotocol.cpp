@@ -6,6 +6,39 @@
 
 namespace kb::engine {
 
+HttpRequestSpec jsonChatRequest(const QString& path, HttpHeaders headers, bool stream,
+                                const QJsonObject& body) {
+    HttpRequestSpec spec;
+    spec.path = path;
+    spec.headers = std::move(headers);
+    spec.streamBody = stream;
+    if (stream)
+        spec.headers.emplaceBack("Accept", "text/event-stream");
+    spec.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    return spec;
+}
+
+HttpRequestSpec modelListRequest(const QString& path, HttpHeaders headers) {
+    HttpRequestSpec spec;
+    spec.method = "GET";
+    spec.path = path;
+    spec.headers = std::move(headers);
+    return spec;
+}
+
+bool parseReplyObject(const QByteArray& body, QJsonObject* out, QString* error) {
+    QJsonParseError perr{};
+    const auto doc = QJsonDocument::fromJson(body, &perr);
+    if (perr.error != QJsonParseError::NoError || !doc.isObject()) {
+        *error = QStringLiteral("the provider's reply is not valid JSON (%1)")
+                     .arg(perr.error != QJsonParseError::NoError ? perr.errorString()
+                                                                 : QStringLiteral("not an object"));
+        return false;
+    }
+    *out = doc.object();
+    return true;
+}
+
 ErrorBody parseErrorBody(const QByteArray& body) {
     ErrorBody out;
     const auto doc = QJsonDocument::fromJson(body);

@@ -65,4 +65,12 @@ struct ErrorBody {
 };
 ErrorBody parseErrorBody(const QByteArray& body);
 
+// A JSON POST of a chat request to `path`, streamed (text/event-stream) when the request asks.
+HttpRequestSpec jsonChatRequest(const QString& path, HttpHeaders headers, bool stream,
+                                const QJsonObject& body);
+// A GET of the model list.
+HttpRequestSpec modelListRequest(const QString& path, HttpHeaders headers);
+// The reply body as a JSON object; false (with a readable error) when it is not one.
+bool parseReplyObject(const QByteArray& body, QJsonObject* out, QString* error);
+
 } // namespace kb::engine

@@ -20,7 +20,9 @@ import time
 from . import RESULT_SCHEMA, codec, compare, envinfo, seeds, static_check, taskload, timing, validate_task
 from .request import RequestError
 
-HARNESS_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Resolved: a harness reached through a symbolic link under /tmp would vanish behind the
+# sandbox's private /tmp.
+HARNESS_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 EXCESSIVE_SPEEDUP = 50.0
 LOG_TAIL = 4000
 # A candidate median below this fraction of the memory roofline floor
@@ -90,8 +92,13 @@ def _sandbox_command(device, workdir, writable, readable):
             "--tmpfs", "/tmp", "--die-with-parent"]
     tmp = os.path.realpath("/tmp") + os.sep
     for path in readable:
-        if path and os.path.realpath(path).startswith(tmp) and os.path.exists(path):
-            cmd += ["--ro-bind", path, path]
+        # Paths under /tmp are hidden by the private /tmp: bind them back, also when they are
+        # symbolic links (bound at the link's path, read from its target).
+        if not path or not os.path.exists(path):
+            continue
+        where = os.path.abspath(path)
+        if where.startswith("/tmp/") or os.path.realpath(path).startswith(tmp):
+            cmd += ["--ro-bind", os.path.realpath(path), where]
     for path in writable:
         cmd += ["--bind", path, path]
     cmd += ["--chdir", workdir, "--setenv", "TMPDIR", workdir, "--"]
