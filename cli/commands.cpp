@@ -84,6 +84,8 @@ int runCommand(const QStringList& args)
     p.addOption({QStringLiteral("timeout"), QStringLiteral("Seconds for one evaluation (default 300)."), QStringLiteral("S"), QStringLiteral("300")});
     p.addOption({QStringLiteral("build-timeout"), QStringLiteral("Seconds for one build (default 900)."), QStringLiteral("S"), QStringLiteral("900")});
     p.addOption({QStringLiteral("compile"), QStringLiteral("Also time torch.compile as a baseline.")});
+    p.addOption({QStringLiteral("vendor-libraries"), QStringLiteral("Vendor libraries candidates may call: none, gemm, conv or all (default none)."),
+                 QStringLiteral("WHICH"), QStringLiteral("none")});
     p.addOption({QStringLiteral("name"), QStringLiteral("Run name."), QStringLiteral("NAME")});
     p.addOption({QStringLiteral("resume"), QStringLiteral("Resume the run with this id instead of creating one."), QStringLiteral("ID")});
     p.addOption({QStringLiteral("quiet"), QStringLiteral("No progress line.")});
@@ -115,6 +117,9 @@ int runCommand(const QStringList& args)
         spec.settings.timeoutSeconds = p.value(QStringLiteral("timeout")).toDouble();
         spec.settings.buildTimeoutSeconds = p.value(QStringLiteral("build-timeout")).toDouble();
         spec.settings.compileBaseline = p.isSet(QStringLiteral("compile"));
+        spec.settings.vendorLibraries = p.value(QStringLiteral("vendor-libraries"));
+        if (!QStringList{QStringLiteral("none"), QStringLiteral("gemm"), QStringLiteral("conv"), QStringLiteral("all")}.contains(spec.settings.vendorLibraries))
+            return fail(QStringLiteral("--vendor-libraries must be none, gemm, conv or all"), 2);
         if (spec.samples < 1 || spec.settings.correctnessTrials < 1 || spec.settings.timingTrials < 0
             || spec.settings.buildJobs < 1 || spec.settings.timeoutSeconds <= 0
             || spec.settings.buildTimeoutSeconds <= 0)

@@ -17,6 +17,7 @@ QJsonObject EvalSettings::toJson() const
         {QStringLiteral("compile_baseline"), compileBaseline},
         {QStringLiteral("compile_mode"), compileMode},
         {QStringLiteral("allow_torch_ops"), allowTorchOps},
+        {QStringLiteral("vendor_libraries"), vendorLibraries},
         {QStringLiteral("timeout_s"), timeoutSeconds},
         {QStringLiteral("build_timeout_s"), buildTimeoutSeconds},
         {QStringLiteral("excessive_speedup"), excessiveSpeedup},
@@ -41,6 +42,7 @@ EvalSettings EvalSettings::fromJson(const QJsonObject& o)
     s.compileBaseline = o.value(QStringLiteral("compile_baseline")).toBool(s.compileBaseline);
     s.compileMode = o.value(QStringLiteral("compile_mode")).toString(s.compileMode);
     s.allowTorchOps = o.value(QStringLiteral("allow_torch_ops")).toBool(s.allowTorchOps);
+    s.vendorLibraries = o.value(QStringLiteral("vendor_libraries")).toString(s.vendorLibraries);
     s.timeoutSeconds = o.value(QStringLiteral("timeout_s")).toDouble(s.timeoutSeconds);
     s.buildTimeoutSeconds = o.value(QStringLiteral("build_timeout_s")).toDouble(s.buildTimeoutSeconds);
     s.excessiveSpeedup = o.value(QStringLiteral("excessive_speedup")).toDouble(s.excessiveSpeedup);

@@ -19,6 +19,9 @@ struct EvalSettings {
     bool compileBaseline = false;
     QString compileMode = QStringLiteral("default");
     bool allowTorchOps = false;
+    // Vendor libraries a candidate may call: none, gemm (cuBLAS for matrix products),
+    // conv (cuDNN for convolutions) or all.
+    QString vendorLibraries = QStringLiteral("none");
     double timeoutSeconds = 300;           // evaluation phase (correctness + timing) of one attempt
     double buildTimeoutSeconds = 900;      // static check + build phase of one attempt
     double excessiveSpeedup = 10.0;        // above this vs eager an attempt is suspicious

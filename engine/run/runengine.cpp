@@ -269,6 +269,7 @@ QByteArray RunEngine::requestJson(const Job& job) const
     baseline.insert(QStringLiteral("compile_mode"), m_settings.compileMode);
     QJsonObject policy;
     policy.insert(QStringLiteral("allow_torch_ops"), m_settings.allowTorchOps);
+    policy.insert(QStringLiteral("allow_vendor_libraries"), m_settings.vendorLibraries);
     QJsonObject req;
     req.insert(QStringLiteral("schema"), QStringLiteral("kbstudio.eval-request/1"));
     req.insert(QStringLiteral("task_path"), QString(job.dir + QStringLiteral("/task.py")));

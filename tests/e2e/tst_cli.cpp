@@ -82,6 +82,7 @@ private Q_SLOTS:
         QTest::newRow("no command") << QStringList{} << 2 << QString();
         QTest::newRow("unknown command") << QStringList{QStringLiteral("fly")} << 2 << QStringLiteral("unknown command");
         QTest::newRow("unknown option") << QStringList{QStringLiteral("run"), QStringLiteral("--warp")} << 2 << QStringLiteral("warp");
+        QTest::newRow("bad vendor libraries") << QStringList{QStringLiteral("run"), QStringLiteral("--models"), QStringLiteral("demo-a"), QStringLiteral("--vendor-libraries"), QStringLiteral("mkl"), QStringLiteral("--db"), QStringLiteral(":memory:")} << 2 << QStringLiteral("--vendor-libraries");
         QTest::newRow("bad device") << QStringList{QStringLiteral("run"), QStringLiteral("--models"), QStringLiteral("demo-a"), QStringLiteral("--device"), QStringLiteral("tpu"), QStringLiteral("--db"), QStringLiteral(":memory:")} << 2 << QStringLiteral("--device");
     }
     void usageErrors()

@@ -8,6 +8,8 @@
 #include "db/evaluationrepository.h"
 #include "db/runrepository.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -202,6 +204,35 @@ private Q_SLOTS:
         QFile calls(QStringLiteral("%1/test.work/run-%2/attempt-%3/calls.log").arg(res.path()).arg(run).arg(a.id));
         QVERIFY2(calls.open(QIODevice::ReadOnly), qPrintable(calls.fileName()));
         QCOMPARE(QString::fromUtf8(calls.readAll()), QStringLiteral("build\nevaluate\n"));
+    }
+
+    void policyAndSecretSeedHandling()
+    {
+        test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("correct 2")}});
+        engine::RunEngine e(res.dbPath());
+        e.ensureDemoCatalog();
+        auto s = spec({QStringLiteral("m")});
+        s.tasks = {QStringLiteral("t1")};
+        s.settings.vendorLibraries = QStringLiteral("gemm");
+        s.settings.seed = 0x123456789abcdefULL;
+        const db::Id run = e.createRun(s);
+        QVERIFY(runToEnd(e, run));
+        const auto a = byKey(e.database().connection(), run).at("m/t1");
+        const QString dir = QStringLiteral("%1/test.work/run-%2/attempt-%3").arg(res.path()).arg(run).arg(a.id);
+        QFile policy(dir + QStringLiteral("/policy.json"));
+        QVERIFY(policy.open(QIODevice::ReadOnly));
+        const auto p = QJsonDocument::fromJson(policy.readAll()).object();
+        QCOMPARE(p.value(QStringLiteral("allow_vendor_libraries")).toString(), QStringLiteral("gemm"));
+        QCOMPARE(p.value(QStringLiteral("allow_torch_ops")).toBool(true), false);
+        // The engine writes only the task and the candidate where the candidate runs: the
+        // request, with its seed, travels on the harness's standard input.
+        QStringList engineFiles = QDir(dir).entryList(QDir::Files);
+        engineFiles.removeAll(QStringLiteral("calls.log"));   // written by the scripted harness
+        engineFiles.removeAll(QStringLiteral("policy.json")); // written by the scripted harness
+        engineFiles.sort();
+        QCOMPARE(engineFiles, (QStringList{QStringLiteral("candidate.py"), QStringLiteral("task.py")}));
+        // Nor is a result left behind for a later candidate to find.
+        QVERIFY(QDir(QStringLiteral("%1/test.work/results").arg(res.path())).entryList(QDir::Files).isEmpty());
     }
 
     void unknownModelOrSuiteIsAClearError()

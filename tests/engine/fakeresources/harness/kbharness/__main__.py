@@ -24,8 +24,11 @@ def main():
             action = parts[0]
             arg = parts[1] if len(parts) > 1 else ""
     phase = args[0]  # build or evaluate
-    with open(os.path.join(os.path.dirname(request["candidate_path"]), "calls.log"), "a") as log:
+    attempt_dir = os.path.dirname(request["candidate_path"])
+    with open(os.path.join(attempt_dir, "calls.log"), "a") as log:
         log.write(phase + "\n")
+    with open(os.path.join(attempt_dir, "policy.json"), "w") as f:
+        json.dump(request.get("policy"), f)
 
     def write(doc):
         with open(result_path, "w") as f:
