@@ -182,7 +182,9 @@ class WorkerHandle:
         if device.startswith("cuda"):
             env.pop("CUDA_LAUNCH_BLOCKING", None)
         self.log = open(self.log_path, "wb")
-        cmd = [sys.executable, "-m", "kbharness.worker", "--cmd-fd", str(cmd_r), "--reply-fd", str(rep_w)]
+        # Unbuffered, so what the candidate prints is in the log when the judge reads its tail.
+        env["PYTHONUNBUFFERED"] = "1"
+        cmd = [sys.executable, "-u", "-m", "kbharness.worker", "--cmd-fd", str(cmd_r), "--reply-fd", str(rep_w)]
         if memory_limit_mb:
             cmd += ["--memory-limit-mb", str(int(memory_limit_mb))]
         if sandbox:
