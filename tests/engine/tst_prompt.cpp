@@ -46,9 +46,21 @@ private Q_SLOTS:
         engine::DemoProvider demo(QStringLiteral(KBSTUDIO_SOURCE_RESOURCES "/demo"));
         QVERIFY(demo.models().size() >= 2);
         engine::GenerationRequest req;
-        req.model = demo.models().first().id;
-        // The first task id of the manifest for that model.
-        QVERIFY(!demo.expectation(req.model, QStringLiteral("no-such-task")).size());
+        req.model = QStringLiteral("demo-b");
+        req.taskKey = QStringLiteral("l1-relu");
+        QCOMPARE(demo.expectation(req.model, req.taskKey), QStringLiteral("rejected"));
+        const auto served = demo.generate(req);
+        QVERIFY2(served.ok, qPrintable(served.error));
+        const QString code = engine::extractCandidateCode(served.response);
+        QVERIFY(code.contains(QStringLiteral("class ModelNew")));
+        // CUDA runs get the CUDA set of stored candidates.
+        req.device = QStringLiteral("cuda");
+        const auto cuda = demo.generate(req);
+        QVERIFY2(cuda.ok, qPrintable(cuda.error));
+        QVERIFY(engine::extractCandidateCode(cuda.response).contains(QStringLiteral("cuda_sources")));
+        QVERIFY(engine::extractCandidateCode(cuda.response) != code);
+        req.device = QStringLiteral("cpu");
+        QVERIFY(demo.expectation(req.model, QStringLiteral("no-such-task")).isEmpty());
         req.taskKey = QStringLiteral("no-such-task");
         const auto missing = demo.generate(req);
         QVERIFY(!missing.ok);
