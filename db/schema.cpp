@@ -205,6 +205,59 @@ CREATE TABLE findings (
 );
 CREATE INDEX findings_attempt ON findings(attempt_id);
 )SQL",
+    // 2: scheduling (leases, heartbeats, retries, priorities), engines, richer transcripts,
+    //    GPU telemetry and task validation.
+    R"SQL(
+ALTER TABLE runs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN backend TEXT NOT NULL DEFAULT 'local';     -- local, slurm
+ALTER TABLE attempts ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE attempts ADD COLUMN tries INTEGER NOT NULL DEFAULT 0;      -- transient failures retried
+ALTER TABLE attempts ADD COLUMN next_try_at REAL;                     -- unix seconds; NULL = now
+ALTER TABLE attempts ADD COLUMN lease_owner TEXT;                     -- engines.owner holding it
+ALTER TABLE attempts ADD COLUMN lease_expires_at REAL;                -- unix seconds
+ALTER TABLE attempts ADD COLUMN cost_usd REAL;
+CREATE INDEX attempts_lease ON attempts(lease_owner, lease_expires_at);
+CREATE TABLE engines (
+    id           INTEGER PRIMARY KEY,
+    owner        TEXT NOT NULL UNIQUE,                 -- random id of one engine process
+    host         TEXT NOT NULL DEFAULT '',
+    pid          INTEGER NOT NULL DEFAULT 0,
+    kind         TEXT NOT NULL DEFAULT 'local',        -- local (in the GUI or CLI), serve, slurm
+    run_id       INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+    started_at   REAL NOT NULL,
+    heartbeat_at REAL NOT NULL,
+    stopped_at   REAL
+);
+ALTER TABLE turns ADD COLUMN role TEXT NOT NULL DEFAULT 'generation'; -- generation, feedback, tool
+ALTER TABLE turns ADD COLUMN messages_json TEXT NOT NULL DEFAULT '[]';  -- messages sent, redacted
+ALTER TABLE turns ADD COLUMN tool_calls_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE turns ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
+ALTER TABLE turns ADD COLUMN cost_usd REAL;
+ALTER TABLE turns ADD COLUMN error TEXT NOT NULL DEFAULT '';
+CREATE TABLE gpu_samples (
+    id            INTEGER PRIMARY KEY,
+    evaluation_id INTEGER REFERENCES evaluations(id) ON DELETE CASCADE,
+    phase         TEXT NOT NULL,                       -- before, after
+    gpu_index     INTEGER NOT NULL DEFAULT 0,
+    sm_clock_mhz  REAL,
+    mem_clock_mhz REAL,
+    temperature_c REAL,
+    power_w       REAL,
+    utilization   REAL,
+    throttle_reasons TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX gpu_samples_eval ON gpu_samples(evaluation_id);
+CREATE TABLE task_validations (
+    task_id     INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+    device      TEXT NOT NULL,                         -- where the reference was run
+    flags_json  TEXT NOT NULL DEFAULT '[]',            -- e.g. ["output_below_tolerance"]
+    details_json TEXT NOT NULL DEFAULT '{}',
+    checked_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+    PRIMARY KEY (task_id, device)
+) WITHOUT ROWID;
+)SQL",
 };
 
 } // namespace
