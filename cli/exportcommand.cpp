@@ -56,6 +56,7 @@ int exportCommand(const QStringList& args)
     p.addOption({QStringLiteral("models"), QStringLiteral("Comma-separated model names (default: all)."), QStringLiteral("LIST")});
     p.addOption({QStringLiteral("levels"), QStringLiteral("Comma-separated levels (default: all)."), QStringLiteral("LIST")});
     p.addOption({QStringLiteral("verdicts"), QStringLiteral("Comma-separated verdicts of the attempt rows (default: all)."), QStringLiteral("LIST")});
+    p.addOption({QStringLiteral("compare"), QStringLiteral("Two models, A,B: add their paired comparison to the HTML, PDF and Markdown reports (default: the two --models when exactly two are given)."), QStringLiteral("A,B")});
     p.addOption({QStringLiteral("title"), QStringLiteral("Title of the HTML/PDF report."), QStringLiteral("TEXT")});
     int code = 0;
     if (!parseCommandLine(p, args, QStringLiteral("export"), code))
@@ -85,6 +86,9 @@ int exportCommand(const QStringList& args)
         filter.levels << level;
     }
     filter.verdicts = list(p, QStringLiteral("verdicts"));
+    filter.compare = list(p, QStringLiteral("compare"));
+    if (p.isSet(QStringLiteral("compare")) && filter.compare.size() != 2)
+        return fail(QStringLiteral("--compare takes two models, e.g. --compare model-a,model-b"), 2);
 
     const QString dbFile = databasePath(p);
     if (!QFileInfo::exists(dbFile))

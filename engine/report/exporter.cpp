@@ -1,5 +1,7 @@
 #include "exporter.h"
 
+#include "pairedsection.h"
+
 #include "csvexport.h"
 #include "jsonexport.h"
 #include "kernelbenchexport.h"
@@ -65,7 +67,9 @@ QByteArray renderExport(ExportFormat format, const ReportData& data, const HtmlO
     case ExportFormat::Html:
         return htmlReport(data, html).toUtf8();
     case ExportFormat::Markdown:
-        return formatLeaderboardMarkdown(data.leaderboard).toUtf8();
+        return (formatLeaderboardMarkdown(data.leaderboard)
+                + (data.paired ? QStringLiteral("\n") + pairedMarkdown(*data.paired) : QString()))
+            .toUtf8();
     case ExportFormat::Csv:
         return attemptsCsv(data);
     case ExportFormat::Json:

@@ -1,6 +1,7 @@
 #include "htmlreport.h"
 
 #include "markdownxhtml.h"
+#include "pairedsection.h"
 #include "svgplot.h"
 #include "textformat.h"
 
@@ -329,6 +330,8 @@ QString htmlReport(const ReportData& data, const HtmlOptions& options)
     if (!options.generatedAt.isEmpty())
         html += QStringLiteral("<p class=\"note\">Generated %1.</p>\n").arg(xmlEscape(options.generatedAt));
     html += leaderboardSection(data);
+    if (data.paired)
+        html += pairedXhtmlSection(*data.paired);
     html += distributionsSection(data, options);
     html += tasksSection(data);
     html += definitionsSection();

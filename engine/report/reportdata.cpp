@@ -1,5 +1,7 @@
 #include "reportdata.h"
 
+#include "pairedsection.h"
+
 #include "analysis/outcomes.h"
 #include "core/error.h"
 
@@ -39,6 +41,17 @@ void validateFilter(const ExportFilter& filter, const std::vector<db::AttemptRow
     for (int level : filter.levels) {
         if (level < 1 || level > 4)
             throw engine::Error(QStringLiteral("level %1 does not exist; levels are 1 to 4").arg(level));
+    }
+    if (!filter.compare.isEmpty()) {
+        if (filter.compare.size() != 2 || filter.compare.at(0) == filter.compare.at(1))
+            throw engine::Error(QStringLiteral("compare takes two different models, e.g. model-a,model-b"));
+        for (const auto& m : filter.compare) {
+            if (!models.count(m.toStdString()))
+                throw engine::Error(QStringLiteral("no model '%1' has attempts in %2 (models: %3)")
+                                        .arg(m, scope, joinNames(models)));
+            if (!filter.models.isEmpty() && !filter.models.contains(m))
+                throw engine::Error(QStringLiteral("model '%1' is compared but not selected").arg(m));
+        }
     }
     const QStringList known = storedVerdictNames();
     for (const auto& v : filter.verdicts) {
@@ -264,6 +277,8 @@ ReportData loadReportData(db::Connection& conn, const ExportFilter& filter,
     metrics::LeaderboardOptions lbOptions;
     lbOptions.tasksPerLevel = data.tasksPerLevel;
     data.leaderboard = metrics::computeLeaderboard(data.outcomes, lbOptions);
+    if (const auto pair = comparedModels(filter))
+        data.paired = comparePairedModels(data.outcomes, pair->first, pair->second);
     return data;
 }
 

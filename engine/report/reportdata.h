@@ -5,6 +5,7 @@
 
 #include "../metrics/leaderboard.h"
 #include "../metrics/outcome.h"
+#include "../metrics/paired.h"
 
 #include "db/records.h"
 
@@ -31,6 +32,9 @@ struct ExportFilter {
     QStringList models;
     QList<int> levels;
     QStringList verdicts; // stored verdict names (correct, build_error, ...)
+    // Two model names for the paired comparison section; empty: the selected models when
+    // exactly two are selected, else no comparison.
+    QStringList compare;
 };
 
 // The stored verdict names a --verdicts filter accepts.
@@ -85,6 +89,8 @@ struct ReportData {
     std::vector<metrics::AttemptOutcome> outcomes;
     std::map<int, int> tasksPerLevel; // task count per selected level, over all models
     metrics::Leaderboard leaderboard;
+    // The paired comparison of the two compared models (see comparedModels), over `outcomes`.
+    std::optional<metrics::PairedComparison> paired;
     // Attempts per (model, level, task key), over the same attempts as the metrics, by sample.
     std::map<std::tuple<std::string, int, std::string>, std::vector<TaskAttemptRef>> attemptsByTask;
 
@@ -103,7 +109,8 @@ struct LoadOptions {
 };
 
 // Loads the snapshot. Throws engine::Error with a readable message for an unknown run, a model
-// that is not in the selected runs, a level outside 1..4 or an unknown verdict name, and
+// that is not in the selected runs, a level outside 1..4, an unknown verdict name or a compare
+// list that is not two different selected models, and
 // db::Error for database failures.
 ReportData loadReportData(db::Connection& conn, const ExportFilter& filter,
                           const LoadOptions& options = {});

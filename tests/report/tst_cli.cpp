@@ -131,6 +131,10 @@ private Q_SLOTS:
             << QStringList{QStringLiteral("--format"), QStringLiteral("kernelbench"), QStringLiteral("--out"),
                            QStringLiteral("-")}
             << 1 << QStringLiteral("error: the KernelBench format holds one model per file");
+        QTest::newRow("compare one model") << QStringList{QStringLiteral("--format"), QStringLiteral("markdown"),
+                                                          QStringLiteral("--out"), QStringLiteral("-"),
+                                                          QStringLiteral("--compare"), QStringLiteral("model-a")}
+                                           << 2 << QStringLiteral("error: --compare takes two models");
     }
 
     void errorsAreClear()
@@ -159,6 +163,18 @@ private Q_SLOTS:
                             QStringLiteral("markdown"), QStringLiteral("--out"), QStringLiteral("-")});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains(QStringLiteral("| model-a ")));
+    }
+
+    void compareAddsThePairedSection()
+    {
+        const auto r = cli({QStringLiteral("export"), QStringLiteral("--db"), m_db, QStringLiteral("--format"),
+                            QStringLiteral("markdown"), QStringLiteral("--out"), QStringLiteral("-"),
+                            QStringLiteral("--compare"), QStringLiteral("model-b,model-a")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains(QStringLiteral("## Paired comparison: model-b (A) vs model-a (B)")));
+        const auto plain = cli({QStringLiteral("export"), QStringLiteral("--db"), m_db, QStringLiteral("--format"),
+                                QStringLiteral("markdown"), QStringLiteral("--out"), QStringLiteral("-")});
+        QVERIFY(!plain.out.contains(QStringLiteral("Paired comparison")));
     }
 
     void importsBaselines()

@@ -87,7 +87,7 @@ private Q_SLOTS:
         QFETCH(QStringList, expectedLevels);
         QFETCH(int, rows);
         test::ReportFixture fixture;
-        report::ExportFilter filter{fixture.run, models, levels, verdicts};
+        report::ExportFilter filter{fixture.run, models, levels, verdicts, {}};
         const auto data = report::loadReportData(fixture.database.connection(), filter,
                                                  report::loadOptionsFor(report::ExportFormat::SamplesCsv));
         for (const auto& csv : {report::attemptsCsv(data), report::timingSamplesCsv(data)}) {
@@ -146,8 +146,59 @@ private Q_SLOTS:
         QFETCH(QStringList, verdicts);
         QFETCH(QString, message);
         test::ReportFixture fixture;
-        const QString error = errorOf(fixture.database.connection(), {run, models, levels, verdicts});
+        const QString error = errorOf(fixture.database.connection(), {run, models, levels, verdicts, {}});
         QVERIFY2(error.startsWith(message), qPrintable(error));
+    }
+
+    void compareNeedsTwoSelectedModels_data()
+    {
+        QTest::addColumn<QStringList>("models");
+        QTest::addColumn<QStringList>("compare");
+        QTest::addColumn<QString>("expected");
+        const QString a = QStringLiteral("model-a");
+        const QString b = QStringLiteral("model-b");
+        QTest::newRow("one model") << QStringList{} << QStringList{a} << QStringLiteral("two different models");
+        QTest::newRow("same model twice") << QStringList{} << QStringList{a, a} << QStringLiteral("two different models");
+        QTest::newRow("unknown") << QStringList{} << QStringList{a, QStringLiteral("nope")} << QStringLiteral("no model 'nope'");
+        QTest::newRow("not selected") << QStringList{a} << QStringList{a, b} << QStringLiteral("'model-b' is compared but not selected");
+        QTest::newRow("fine") << QStringList{} << QStringList{b, a} << QString();
+    }
+
+    void compareNeedsTwoSelectedModels()
+    {
+        QFETCH(QStringList, models);
+        QFETCH(QStringList, compare);
+        QFETCH(QString, expected);
+        test::ReportFixture fixture;
+        report::ExportFilter filter;
+        filter.models = models;
+        filter.compare = compare;
+        const QString error = errorOf(fixture.database.connection(), filter);
+        if (expected.isEmpty())
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+        else
+            QVERIFY2(error.contains(expected), qPrintable(error));
+    }
+
+    void pairedComparisonOnlyWhenTwoModelsAreChosen()
+    {
+        test::ReportFixture fixture;
+        auto& conn = fixture.database.connection();
+        QVERIFY(!report::loadReportData(conn, {}).paired); // every model: no comparison
+        report::ExportFilter filter;
+        filter.compare = {QStringLiteral("model-b"), QStringLiteral("model-a")};
+        const auto data = report::loadReportData(conn, filter);
+        QVERIFY(data.paired);
+        QCOMPARE(data.paired->modelA, std::string("model-b"));
+        QCOMPARE(data.paired->modelB, std::string("model-a"));
+        // model-b's L2_2 produced no candidate: not attempted, so not shared
+        QCOMPARE(data.paired->sharedTasks(), 3);
+        QCOMPARE(data.paired->onlyB, 1);
+        // from model-b's side: L1_1 0.8x vs 2.5x (loss), L1_2 1.25x vs failed (win), L2_1 tie
+        QCOMPARE(data.paired->wins, 1);
+        QCOMPARE(data.paired->losses, 1);
+        QCOMPARE(data.paired->ties, 1);
+        QVERIFY(std::abs(*data.paired->geomeanRatio - std::cbrt(1.0 / 2.5)) < 1e-9);
     }
 
     void kernelBenchNeedsOneModel()

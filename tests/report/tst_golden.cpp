@@ -25,6 +25,9 @@ private Q_SLOTS:
         const QList<int> allLevels;
         QTest::newRow("markdown") << QStringLiteral("markdown") << all << allLevels
                                   << QStringLiteral("leaderboard.md");
+        QTest::newRow("markdown, two models compared")
+            << QStringLiteral("markdown") << QStringList{QStringLiteral("model-a"), QStringLiteral("model-b")}
+            << allLevels << QStringLiteral("leaderboard_compare.md");
         QTest::newRow("csv") << QStringLiteral("csv") << all << allLevels << QStringLiteral("attempts.csv");
         QTest::newRow("samples-csv") << QStringLiteral("samples-csv") << all << allLevels
                                      << QStringLiteral("samples.csv");

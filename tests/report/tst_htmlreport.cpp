@@ -139,6 +139,20 @@ private Q_SLOTS:
         QVERIFY(!p.text.contains(QStringLiteral("#%1").arg(fixture.at("model-b", "L1_1"))));
     }
 
+    void pairedSectionWhenTwoModelsAreSelected()
+    {
+        test::ReportFixture fixture;
+        QVERIFY(!parse(report::htmlReport(fixtureData(fixture))).sectionIds.contains(QStringLiteral("paired")));
+        report::ExportFilter filter;
+        filter.models = {QStringLiteral("model-a"), QStringLiteral("model-b")};
+        const Parsed p = parse(report::htmlReport(fixtureData(fixture, filter)));
+        QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+        QVERIFY(p.sectionIds.contains(QStringLiteral("paired")));
+        QVERIFY(p.text.contains(QStringLiteral("Paired comparison: model-a (A) vs model-b (B)")));
+        QVERIFY(p.text.contains(QStringLiteral("Sign test p")));
+        QVERIFY(p.text.contains(QStringLiteral("Tasks where they differ most")));
+    }
+
     void emptySelectionStillWellFormed()
     {
         test::ReportFixture fixture;
