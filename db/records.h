@@ -99,6 +99,14 @@ struct TurnRow {
     std::int64_t outputTokens = 0;
     double latencyMs = 0;
     std::string stopReason;
+    std::string role = "generation"; // generation, feedback, tool
+    std::string messagesJson = "[]";  // the messages sent, keys redacted
+    std::string toolCallsJson = "[]"; // the tool calls the model made, and their results
+    std::int64_t cacheReadTokens = 0;
+    std::int64_t cacheWriteTokens = 0;
+    std::string reasoning;
+    std::optional<double> costUsd;
+    std::string error; // why the call failed, when it did
 };
 
 struct CandidateRow {

@@ -212,9 +212,13 @@ void RunRepository::setReview(Id attemptId, const std::string& review, const std
 Id RunRepository::addTurn(const TurnRow& t)
 {
     Statement q(m_conn, "INSERT INTO turns(attempt_id, turn_index, prompt, response, input_tokens, "
-                        "output_tokens, latency_ms, stop_reason) VALUES (?,?,?,?,?,?,?,?)");
+                        "output_tokens, latency_ms, stop_reason, role, messages_json, tool_calls_json, "
+                        "cache_read_tokens, cache_write_tokens, reasoning, cost_usd, error) "
+                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     q.bind(1, t.attemptId).bind(2, t.turnIndex).bind(3, t.prompt).bind(4, t.response);
     q.bind(5, t.inputTokens).bind(6, t.outputTokens).bind(7, t.latencyMs).bind(8, t.stopReason);
+    q.bind(9, t.role).bind(10, t.messagesJson).bind(11, t.toolCallsJson).bind(12, t.cacheReadTokens);
+    q.bind(13, t.cacheWriteTokens).bind(14, t.reasoning).bind(15, t.costUsd).bind(16, t.error);
     q.exec();
     return m_conn.lastInsertId();
 }
@@ -222,14 +226,57 @@ Id RunRepository::addTurn(const TurnRow& t)
 std::vector<TurnRow> RunRepository::turns(Id attemptId)
 {
     Statement q(m_conn, "SELECT id, attempt_id, turn_index, prompt, response, input_tokens, "
-                        "output_tokens, latency_ms, stop_reason FROM turns WHERE attempt_id = ? "
-                        "ORDER BY turn_index");
+                        "output_tokens, latency_ms, stop_reason, role, messages_json, tool_calls_json, "
+                        "cache_read_tokens, cache_write_tokens, reasoning, cost_usd, error "
+                        "FROM turns WHERE attempt_id = ? ORDER BY turn_index");
     q.bind(1, attemptId);
     std::vector<TurnRow> out;
     while (q.step()) {
-        out.push_back({q.int64(0), q.int64(1), q.int32(2), q.text(3), q.text(4), q.int64(5),
-                       q.int64(6), q.real(7), q.text(8)});
+        TurnRow t;
+        t.id = q.int64(0);
+        t.attemptId = q.int64(1);
+        t.turnIndex = q.int32(2);
+        t.prompt = q.text(3);
+        t.response = q.text(4);
+        t.inputTokens = q.int64(5);
+        t.outputTokens = q.int64(6);
+        t.latencyMs = q.real(7);
+        t.stopReason = q.text(8);
+        t.role = q.text(9);
+        t.messagesJson = q.text(10);
+        t.toolCallsJson = q.text(11);
+        t.cacheReadTokens = q.int64(12);
+        t.cacheWriteTokens = q.int64(13);
+        t.reasoning = q.text(14);
+        t.costUsd = q.optReal(15);
+        t.error = q.text(16);
+        out.push_back(std::move(t));
     }
+    return out;
+}
+
+int RunRepository::nextTurnIndex(Id attemptId)
+{
+    Statement q(m_conn, "SELECT coalesce(max(turn_index) + 1, 0) FROM turns WHERE attempt_id = ?");
+    q.bind(1, attemptId);
+    return q.step() ? q.int32(0) : 0;
+}
+
+void RunRepository::updateAttemptCost(Id attemptId)
+{
+    Statement q(m_conn, "UPDATE attempts SET cost_usd = (SELECT sum(cost_usd) FROM turns "
+                        "WHERE attempt_id = ?1) WHERE id = ?1");
+    q.bind(1, attemptId).exec();
+}
+
+std::vector<CandidateRow> RunRepository::candidates(Id attemptId)
+{
+    Statement q(m_conn, "SELECT id, attempt_id, turn_index, code, code_hash, format FROM candidates "
+                        "WHERE attempt_id = ? ORDER BY id");
+    q.bind(1, attemptId);
+    std::vector<CandidateRow> out;
+    while (q.step())
+        out.push_back({q.int64(0), q.int64(1), q.int32(2), q.text(3), q.text(4), q.text(5)});
     return out;
 }
 

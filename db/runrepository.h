@@ -42,6 +42,12 @@ public:
 
     Id addTurn(const TurnRow& turn);
     std::vector<TurnRow> turns(Id attemptId);
+    // The next free turn index of an attempt (0 for the first).
+    int nextTurnIndex(Id attemptId);
+    // attempts.cost_usd = the sum of its turns' costs (NULL when no turn has a price).
+    void updateAttemptCost(Id attemptId);
+    // Every candidate of an attempt (one per evaluated turn), oldest first.
+    std::vector<CandidateRow> candidates(Id attemptId);
 
 private:
     Connection& m_conn;

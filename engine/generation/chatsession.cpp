@@ -1,0 +1,87 @@
+#include "chatsession.h"
+
+#include "turnrecord.h"
+
+#include "providers/prompt.h"
+
+namespace kb::engine {
+
+ChatSession::ChatSession(GenerationContext context, ChatClient* client, QObject* parent)
+    : GenerationSession(std::move(context), parent)
+    , m_exchange(new ChatExchange(client, m_ctx.settings, this))
+{
+    connect(m_exchange, &ChatExchange::answered, this, &ChatSession::onAnswered);
+    connect(m_exchange, &ChatExchange::callFailed, this, &ChatSession::onCallFailed);
+}
+
+void ChatSession::start()
+{
+    m_messages = {ChatMessage::user(buildOneShotPrompt(m_ctx.taskSource, m_ctx.eval.device))};
+    ask(QStringLiteral("generation"));
+}
+
+bool ChatSession::canContinue() const
+{
+    return m_ctx.mode == kModeMultiTurn && m_candidates < m_ctx.settings.turns;
+}
+
+void ChatSession::continueWith(const QString& feedback)
+{
+    m_messages.append(ChatMessage::user(feedback));
+    ask(QStringLiteral("feedback"));
+}
+
+void ChatSession::ask(const QString& role)
+{
+    m_role = role;
+    ChatRequest r;
+    r.model = m_ctx.model;
+    r.messages = m_messages;
+    r.maxTokens = m_ctx.settings.maxTokens;
+    r.temperature = m_ctx.settings.temperature;
+    r.stream = m_ctx.settings.stream;
+    m_exchange->send(r);
+}
+
+void ChatSession::onAnswered(const ChatRequest& sent, const ChatResponse& response)
+{
+    TurnContext tc{m_ctx.attemptId, takeTurnIndex(), m_role, m_ctx.secrets};
+    store(turnFromResponse(tc, sent, response));
+    m_messages.append(ChatMessage::fromResponse(response));
+    if (response.stopReason == StopReason::Refusal || response.stopReason == StopReason::ContentFilter
+        || (!response.refusal.isEmpty() && response.content.trimmed().isEmpty())) {
+        const QString why = response.refusal.isEmpty() ? response.content.trimmed() : response.refusal;
+        Q_EMIT noCandidate(why.isEmpty() ? QStringLiteral("the model refused to answer")
+                                         : QStringLiteral("the model refused: %1").arg(why.left(500)),
+                           true);
+        return;
+    }
+    const QString code = extractCandidateCode(response.content);
+    if (code.trimmed().isEmpty()) {
+        Q_EMIT noCandidate(response.stopReason == StopReason::MaxTokens
+                               ? QStringLiteral("the response reached the token limit (%1) before a complete code block")
+                                     .arg(sent.maxTokens)
+                               : QStringLiteral("the response holds no code block"),
+                           false);
+        return;
+    }
+    ++m_candidates;
+    markCandidateTurn(tc.turnIndex);
+    Q_EMIT candidateReady(code);
+}
+
+void ChatSession::onCallFailed(const ChatRequest& sent, const ProviderError& error, bool willRetry)
+{
+    TurnContext tc{m_ctx.attemptId, takeTurnIndex(), m_role, m_ctx.secrets};
+    store(turnFromError(tc, sent, error));
+    if (willRetry) {
+        log(QStringLiteral("attempt %1: %2; trying again").arg(m_ctx.attemptId).arg(error.message));
+        return;
+    }
+    QString what = error.message;
+    if (error.httpStatus > 0)
+        what = QStringLiteral("HTTP %1: %2").arg(error.httpStatus).arg(what);
+    Q_EMIT noCandidate(QStringLiteral("provider error: %1").arg(what), false);
+}
+
+} // namespace kb::engine

@@ -1,0 +1,46 @@
+#pragma once
+// The agent's run_command tool: a shell command in the workspace, inside a bubblewrap sandbox
+// (the whole file system read-only, only the workspace writable, a private /tmp, no network,
+// its own PID namespace), killed with everything it started after a time limit. Where
+// bubblewrap cannot start a sandbox the tool refuses to run anything, as the harness does.
+
+#include "agentworkspace.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QProcess>
+#include <QTimer>
+
+namespace kb::engine {
+
+struct SandboxProbe {
+    bool ok = false;
+    QString message;
+};
+// Whether bwrap can start a sandbox without network here; probed once per process.
+SandboxProbe probeSandbox();
+
+class CommandRunner : public QObject {
+    Q_OBJECT
+public:
+    CommandRunner(QString workspace, int timeoutSeconds, QObject* parent = nullptr);
+    ~CommandRunner() override;
+    // Runs one command; `finished` follows, always after run() returned.
+    void run(const QString& command);
+
+Q_SIGNALS:
+    void finished(const kb::engine::ToolOutput& output);
+
+private:
+    void onFinished(int exitCode, QProcess::ExitStatus status);
+    void killGroup();
+
+    QString m_workspace;
+    int m_timeoutSeconds;
+    QProcess* m_process = nullptr;
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    bool m_timedOut = false;
+};
+
+} // namespace kb::engine
