@@ -71,7 +71,8 @@ void ChatExchange::onFailed(quint64 id, const ProviderError& error)
     if (id == 0 || id != m_requestId)
         return;
     m_requestId = 0;
-    const bool noAnswer = error.httpStatus == 0 && error.message != QLatin1String("cancelled");
+    // Statuses the transport retries itself (429, 5xx, ...) have had their retries.
+    const bool noAnswer = !RetryPolicy::isRetryableStatus(error.httpStatus) && error.message != QLatin1String("cancelled");
     const RetryDecision d = m_policy.decide(m_attempt, error.transient && noAnswer,
                                             error.retryAfterMs >= 0 ? std::optional<qint64>(error.retryAfterMs)
                                                                     : std::nullopt);

@@ -1,7 +1,7 @@
 #pragma once
-// One model call at a time over a shared ChatClient, with the session-level retry: a failure
-// with no HTTP answer (a stream cut mid-way, a lost connection, a silent server) is sent again
-// after a backoff. HTTP errors (429, 5xx, ...) were already retried by the transport, honouring
+// One model call at a time over a shared ChatClient, with the session-level retry: a transient
+// failure the transport could not retry (a stream cut mid-way after its first bytes, a lost
+// connection, a silent server) is sent again after a backoff. HTTP errors (429, 5xx, ...) were already retried by the transport, honouring
 // retry-after, and are not retried again here.
 
 #include "generationsettings.h"
