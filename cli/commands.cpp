@@ -10,7 +10,10 @@
 #include "suites/suiteimporter.h"
 #include "suites/suiteloader.h"
 
+#include "db/leaserepository.h"
+#include "db/queuerepository.h"
 #include "db/runrepository.h"
+#include "scheduler/enginepresence.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -89,6 +92,9 @@ int runCommand(const QStringList& args)
     p.addOption({QStringLiteral("name"), QStringLiteral("Run name."), QStringLiteral("NAME")});
     p.addOption({QStringLiteral("resume"), QStringLiteral("Resume the run with this id instead of creating one."), QStringLiteral("ID")});
     p.addOption({QStringLiteral("quiet"), QStringLiteral("No progress line.")});
+    p.addOption({QStringLiteral("backend"), QStringLiteral("Where evaluations run: local or slurm (default local)."), QStringLiteral("BACKEND"), QStringLiteral("local")});
+    p.addOption({QStringLiteral("slurm-partition"), QStringLiteral("Slurm partition for evaluation jobs (default: the cluster's default)."), QStringLiteral("P")});
+    p.addOption({QStringLiteral("priority"), QStringLiteral("Run priority; higher runs first under serve (default 0)."), QStringLiteral("P"), QStringLiteral("0")});
     int code = 0;
     if (!parseCommandLine(p, args, QStringLiteral("run"), code))
         return code;
@@ -118,6 +124,10 @@ int runCommand(const QStringList& args)
         spec.settings.buildTimeoutSeconds = p.value(QStringLiteral("build-timeout")).toDouble();
         spec.settings.compileBaseline = p.isSet(QStringLiteral("compile"));
         spec.settings.vendorLibraries = p.value(QStringLiteral("vendor-libraries"));
+        spec.settings.backend = p.value(QStringLiteral("backend"));
+        spec.settings.slurmPartition = p.value(QStringLiteral("slurm-partition"));
+        if (spec.settings.backend != QLatin1String("local") && spec.settings.backend != QLatin1String("slurm"))
+            return fail(QStringLiteral("--backend must be local or slurm"), 2);
         if (!QStringList{QStringLiteral("none"), QStringLiteral("gemm"), QStringLiteral("conv"), QStringLiteral("all")}.contains(spec.settings.vendorLibraries))
             return fail(QStringLiteral("--vendor-libraries must be none, gemm, conv or all"), 2);
         if (spec.samples < 1 || spec.settings.correctnessTrials < 1 || spec.settings.timingTrials < 0
@@ -138,6 +148,7 @@ int runCommand(const QStringList& args)
             if (spec.settings.timingTrials == 0)
                 spec.settings.timingTrials = spec.settings.device == QLatin1String("cuda") ? 100 : 30;
             runId = engine.createRun(spec);
+            db::QueueRepository(engine.database().connection()).setRunPriority(runId, p.value(QStringLiteral("priority")).toInt());
         }
         const auto run = db::RunRepository(engine.database().connection()).run(runId);
         if (!run)
@@ -178,32 +189,60 @@ int runCommand(const QStringList& args)
 int statusCommand(const QStringList& args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Show the runs in a database."));
+    p.setApplicationDescription(QStringLiteral("Show the runs in a database: attempts by state, and for live runs "
+                                               "the throughput, ETA and the engine working on them."));
     p.addOption(dbOption());
     int code = 0;
     if (!parseCommandLine(p, args, QStringLiteral("status"), code))
         return code;
     try {
         db::Database database(databasePath(p).toStdString(), db::Database::Access::ReadOnly);
-        db::RunRepository runs(database.connection());
+        auto& conn = database.connection();
+        db::RunRepository runs(conn);
         const auto all = runs.runs();
         if (all.empty()) {
             out(QStringLiteral("no runs in %1\n").arg(databasePath(p)));
             return 0;
         }
+        db::QueueRepository queue(conn);
+        db::LeaseRepository leases(conn);
+        const double now = db::LeaseRepository::now();
         for (const auto& r : all) {
             const auto counts = runs.statusCounts(r.id);
             int total = 0;
+            int unfinished = 0;
             QStringList parts;
             for (const auto& [status, n] : counts) {
                 total += n;
+                if (status != "done" && status != "failed" && status != "cancelled")
+                    unfinished += n;
                 parts << QStringLiteral("%1 %2").arg(n).arg(QString::fromStdString(status));
             }
-            out(QStringLiteral("run %1  %2  [%3]  %4 attempts: %5\n")
+            const int priority = queue.runPriority(r.id);
+            out(QStringLiteral("run %1  %2  [%3]  %4 attempts: %5%6\n")
                     .arg(r.id)
                     .arg(QString::fromStdString(r.name), QString::fromStdString(r.status))
                     .arg(total)
-                    .arg(parts.join(QStringLiteral(", "))));
+                    .arg(parts.join(QStringLiteral(", ")))
+                    .arg(priority != 0 ? QStringLiteral("  (priority %1)").arg(priority) : QString()));
+            auto holder = leases.holderOf(r.id, now, 12.0);
+            if (holder && engine::engineKnownDead(*holder))
+                holder.reset();
+            if (holder) {
+                out(QStringLiteral("    engine: %1 on %2, pid %3, %4 backend, heartbeat %5 s ago\n")
+                        .arg(QString::fromStdString(holder->kind), QString::fromStdString(holder->host))
+                        .arg(holder->pid)
+                        .arg(QString::fromStdString(queue.runBackend(r.id)))
+                        .arg(now - holder->heartbeatAt, 0, 'f', 1));
+            } else if (unfinished > 0 && (r.status == "running" || r.status == "created")) {
+                out(QStringLiteral("    no engine is working on it: kbstudio-cli serve --db FILE, or run --resume %1\n").arg(r.id));
+            }
+            if (holder || r.status == "running") {
+                const auto t = queue.throughput(r.id, 600);
+                const double rate = t.attemptsPerMinute();
+                const QString eta = rate > 0 ? QStringLiteral("ETA %1 min").arg(unfinished / rate, 0, 'f', 1) : QStringLiteral("ETA --");
+                out(QStringLiteral("    throughput %1 attempts/min (last 10 min), %2 left, %3\n").arg(rate, 0, 'f', 1).arg(unfinished).arg(eta));
+            }
         }
         return 0;
     } catch (const db::Error& e) {

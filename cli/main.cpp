@@ -1,5 +1,7 @@
 #include "clioptions.h"
+#include "controlcommand.h"
 #include "exportcommand.h"
+#include "servecommand.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -14,6 +16,8 @@ Commands:
   suite    Import a task suite: suite import DIR --db FILE
   export   Write a report or export: --format html|pdf|markdown|csv|json|samples-csv|kernelbench --out FILE
   baselines  Import KernelBench's published baseline timings: baselines import DIR
+  serve    Headless engine: work through the queued runs of a database until SIGTERM
+  pause, resume, cancel, priority   Control a run (--run N [--model M] [--task T]) another process serves
 
 Options common to all commands:
   --db FILE   the database (created when missing)
@@ -50,5 +54,9 @@ int main(int argc, char** argv)
         return kb::cli::exportCommand(args);
     if (command == QLatin1String("baselines"))
         return kb::cli::baselinesCommand(args);
+    if (command == QLatin1String("serve"))
+        return kb::cli::serveCommand(args);
+    if (QStringList{QStringLiteral("pause"), QStringLiteral("resume"), QStringLiteral("cancel"), QStringLiteral("priority")}.contains(command))
+        return kb::cli::controlCommand(command, args);
     return kb::cli::fail(QStringLiteral("unknown command '%1'; see kbstudio-cli --help").arg(command), 2);
 }

@@ -14,8 +14,12 @@ QString progressText(const engine::RunProgress& p, int barWidth)
     const int filled = static_cast<int>(frac * barWidth + 0.5);
     QString bar = QString(filled, QLatin1Char('#')) + QString(barWidth - filled, QLatin1Char('.'));
     QString eta = p.etaSeconds ? QStringLiteral("ETA %1 s").arg(*p.etaSeconds, 0, 'f', 0) : QStringLiteral("ETA --");
-    const double rate = p.elapsedSeconds > 0 ? finished * 60.0 / p.elapsedSeconds : 0.0;
-    return QStringLiteral("[%1] %2/%3  queued %4  building %5  evaluating %6  done %7  failed %8  %9/min  %10")
+    const double rate = p.attemptsPerMinute;
+    QString slots;
+    if (p.evalSlots > 1 || p.backend != QLatin1String("local"))
+        slots = QStringLiteral("  %1 %2/%3 busy").arg(p.backend == QLatin1String("slurm") ? QStringLiteral("jobs") : QStringLiteral("gpus"))
+                    .arg(p.evalSlotsBusy).arg(p.evalSlots);
+    return QStringLiteral("%11[%1] %2/%3  queued %4  building %5  evaluating %6  done %7  failed %8  %9/min  %10%12")
         .arg(bar)
         .arg(finished)
         .arg(p.total)
@@ -25,7 +29,7 @@ QString progressText(const engine::RunProgress& p, int barWidth)
         .arg(p.done)
         .arg(p.failed)
         .arg(rate, 0, 'f', 1)
-        .arg(eta);
+        .arg(eta, p.paused ? QStringLiteral("PAUSED ") : QString(), slots);
 }
 
 ProgressLine::ProgressLine(bool enabled)

@@ -24,6 +24,12 @@ QJsonObject EvalSettings::toJson() const
         {QStringLiteral("build_jobs"), buildJobs},
         // As a string: JSON numbers lose 64-bit integers.
         {QStringLiteral("seed"), QString::number(seed)},
+        {QStringLiteral("backend"), backend},
+        {QStringLiteral("slurm_partition"), slurmPartition},
+        {QStringLiteral("slurm_max_jobs"), slurmMaxJobs},
+        {QStringLiteral("slurm_args"), slurmArgs},
+        {QStringLiteral("retry_limit"), retryLimit},
+        {QStringLiteral("retry_base_s"), retryBaseSeconds},
     };
 }
 
@@ -48,6 +54,12 @@ EvalSettings EvalSettings::fromJson(const QJsonObject& o)
     s.excessiveSpeedup = o.value(QStringLiteral("excessive_speedup")).toDouble(s.excessiveSpeedup);
     s.buildJobs = o.value(QStringLiteral("build_jobs")).toInt(s.buildJobs);
     s.seed = o.value(QStringLiteral("seed")).toString().toULongLong();
+    s.backend = o.value(QStringLiteral("backend")).toString(s.backend);
+    s.slurmPartition = o.value(QStringLiteral("slurm_partition")).toString(s.slurmPartition);
+    s.slurmMaxJobs = o.value(QStringLiteral("slurm_max_jobs")).toInt(s.slurmMaxJobs);
+    s.slurmArgs = o.value(QStringLiteral("slurm_args")).toString(s.slurmArgs);
+    s.retryLimit = o.value(QStringLiteral("retry_limit")).toInt(s.retryLimit);
+    s.retryBaseSeconds = o.value(QStringLiteral("retry_base_s")).toDouble(s.retryBaseSeconds);
     return s;
 }
 

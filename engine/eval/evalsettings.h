@@ -27,6 +27,13 @@ struct EvalSettings {
     double excessiveSpeedup = 10.0;        // above this vs eager an attempt is suspicious
     int buildJobs = 2;                     // parallel builds
     quint64 seed = 0;                      // secret per-run seed; 0 = draw one at run creation
+    // Scheduling: where harness calls run and how transient failures are retried.
+    QString backend = QStringLiteral("local"); // local or slurm
+    QString slurmPartition;                // empty = the cluster's default
+    int slurmMaxJobs = 8;                  // evaluation jobs submitted at once
+    QString slurmArgs;                     // more sbatch options
+    int retryLimit = 3;                    // retries of a lost worker / harness failure
+    double retryBaseSeconds = 0.5;         // first backoff delay (doubles, with jitter)
 
     QJsonObject toJson() const;
     static EvalSettings fromJson(const QJsonObject& o);

@@ -5,6 +5,10 @@
 #include "core/paths.h"
 #include "eval/harnessprocess.h"
 #include "eval/resultparser.h"
+#include "scheduler/enginepresence.h"
+#include "scheduler/executor.h"
+#include "scheduler/harnessretry.h"
+#include "scheduler/slurmexecutor.h"
 #include "providers/demoprovider.h"
 #include "providers/prompt.h"
 #include "suites/suiteimporter.h"
@@ -12,8 +16,11 @@
 
 #include "db/catalogrepository.h"
 #include "db/evaluationrepository.h"
+#include "db/leaserepository.h"
+#include "db/queuerepository.h"
 #include "db/runrepository.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -67,6 +74,7 @@ RunEngine::RunEngine(const QString& dbPath, QObject* parent)
 
 RunEngine::~RunEngine()
 {
+    shutdownScheduling();
     for (const auto& job : std::as_const(m_inFlight)) {
         if (job->process)
             job->process->kill();
@@ -156,23 +164,61 @@ void RunEngine::start(db::Id runId)
 {
     if (m_runId != 0)
         throw Error(QStringLiteral("run %1 is already running").arg(m_runId));
-    db::RunRepository runs(m_db->connection());
-    const auto run = runs.run(runId);
-    if (!run)
-        throw Error(QStringLiteral("no run with id %1").arg(runId));
-    m_settings = EvalSettings::fromJson(QJsonDocument::fromJson(QByteArray::fromStdString(run->settingsJson)).object());
-    m_runId = runId;
-    m_cancelling = false;
-    m_building = m_evaluating = 0;
-    m_finishedThisSession = 0;
-    m_clock.start();
-    const int requeued = runs.requeueInterrupted(runId);
-    if (requeued > 0)
-        Q_EMIT logLine(QStringLiteral("resuming run %1: %2 interrupted attempt(s) queued again").arg(runId).arg(requeued));
-    runs.setRunStatus(runId, QStringLiteral("running").toStdString());
-    m_pending.clear();
-    for (db::Id id : runs.queuedAttemptIds(runId))
-        m_pending.enqueue(id);
+    auto& conn = m_db->connection();
+    db::RunRepository runs(conn);
+    db::QueueRepository queue(conn);
+    db::LeaseRepository leases(conn);
+    try {
+        const auto run = runs.run(runId);
+        if (!run)
+            throw Error(QStringLiteral("no run with id %1").arg(runId));
+        ensureRegistered();
+        reapDeadEngines(leases);
+        const double now = db::LeaseRepository::now();
+        if (const auto holder = leases.claimRun(runId, m_owner.toStdString(), now, m_leaseSeconds)) {
+            throw Error(QStringLiteral("run %1 is being worked on by another engine (%2, %3 pid %4, last heartbeat "
+                                       "%5 s ago); pause or cancel it there, or wait until its lease expires")
+                            .arg(runId)
+                            .arg(QString::fromStdString(holder->kind), QString::fromStdString(holder->host))
+                            .arg(holder->pid)
+                            .arg(now - holder->heartbeatAt, 0, 'f', 0));
+        }
+        m_settings = EvalSettings::fromJson(QJsonDocument::fromJson(QByteArray::fromStdString(run->settingsJson)).object());
+        if (m_settings.backend != QLatin1String("local"))
+            queue.setRunBackend(runId, m_settings.backend.toStdString());
+        m_backend = QString::fromStdString(queue.runBackend(runId));
+        if (m_backend != QLatin1String("local") && m_backend != QLatin1String("slurm")) {
+            leases.releaseRun(m_owner.toStdString());
+            throw Error(QStringLiteral("run %1 asks for the unknown backend '%2' (local or slurm)").arg(runId).arg(m_backend));
+        }
+        m_runId = runId;
+        m_cancelling = false;
+        m_paused = false;
+        m_pausedSignalled = false;
+        m_building = m_evaluating = 0;
+        m_finishedThisSession = 0;
+        m_evalBusyNs = 0;
+        m_evalClock.invalidate();
+        m_clock.start();
+        const int requeued = leases.requeueExpired(runId, m_owner.toStdString(), now);
+        if (requeued > 0)
+            Q_EMIT logLine(QStringLiteral("resuming run %1: %2 interrupted attempt(s) queued again").arg(runId).arg(requeued));
+        runs.setRunStatus(runId, QStringLiteral("running").toStdString());
+        m_pending.clear();
+        for (db::Id id : queue.queuedAttempts(runId))
+            m_pending.enqueue(id);
+    } catch (const db::Error& e) {
+        m_runId = 0;
+        throw Error(QStringLiteral("cannot start run %1: %2").arg(runId).arg(QString::fromUtf8(e.what())));
+    }
+    if (m_backend == QLatin1String("slurm")) {
+        QList<int> slots;
+        for (int i = 0; i < std::max(1, m_settings.slurmMaxJobs); ++i)
+            slots << i;
+        m_gpus = GpuPool::withIndices(slots);
+    } else {
+        m_gpus = GpuPool(m_settings.device);
+    }
     QDir().mkpath(m_workRoot);
     emitProgress();
     QTimer::singleShot(0, this, &RunEngine::pump);
@@ -183,15 +229,35 @@ void RunEngine::pump()
     if (m_runId == 0)
         return;
     // On the CPU, builds and timing share the cores: never time while something compiles.
-    const bool exclusiveTiming = m_settings.device == QLatin1String("cpu");
-    while (!m_pending.isEmpty() && m_building < std::max(1, m_settings.buildJobs)
-           && !(exclusiveTiming && m_evaluating > 0)) {
-        prepare(m_pending.dequeue());
+    const bool exclusiveTiming = m_settings.device == QLatin1String("cpu") && m_backend == QLatin1String("local");
+    try {
+        db::LeaseRepository leases(m_db->connection());
+        while (!m_paused && !m_pending.isEmpty() && m_building < std::max(1, m_settings.buildJobs)
+               && !(exclusiveTiming && m_evaluating > 0)) {
+            const db::Id id = m_pending.dequeue();
+            // Cancelled meanwhile, or taken by another engine: not ours to do.
+            if (!leases.acquireAttempt(id, m_owner.toStdString(), db::LeaseRepository::now(), m_leaseSeconds))
+                continue;
+            prepare(id);
+            if (m_runId == 0)
+                return;
+        }
+        // Built work goes to the next free GPU; builds above keep running ahead of it.
+        while (!m_built.isEmpty() && m_gpus.hasFree() && !(exclusiveTiming && m_building > 0))
+            startPhase(m_built.dequeue(), false);
+    } catch (const db::Error& e) {
+        failOnDatabase(QStringLiteral("cannot schedule the next attempt"), e);
+        return;
     }
-    while (!m_built.isEmpty() && m_evaluating < 1 && !(exclusiveTiming && m_building > 0))
-        startPhase(m_built.dequeue(), false);
-    if (m_pending.isEmpty() && m_built.isEmpty() && m_inFlight.isEmpty())
+    if (m_runId == 0)
+        return;
+    if (m_pending.isEmpty() && m_built.isEmpty() && m_inFlight.isEmpty()) {
         finishRun(QStringLiteral("finished"), {});
+    } else if (m_paused && m_inFlight.isEmpty() && !m_pausedSignalled) {
+        m_pausedSignalled = true;
+        emitProgress();
+        Q_EMIT paused(m_runId);
+    }
 }
 
 void RunEngine::prepare(db::Id attemptId)
@@ -296,34 +362,75 @@ QByteArray RunEngine::requestJson(const Job& job) const
 
 void RunEngine::startPhase(const std::shared_ptr<Job>& job, bool buildPhase)
 {
-    db::RunRepository(m_db->connection()).setAttemptStatus(job->attempt.id, buildPhase ? "building" : "evaluating");
+    if (!db::QueueRepository(m_db->connection()).advanceAttempt(job->attempt.id, buildPhase ? "building" : "evaluating")) {
+        dropJob(job); // cancelled while it waited
+        QTimer::singleShot(0, this, &RunEngine::pump);
+        return;
+    }
     // The result goes to a private file outside the attempt's folder, under a name the candidate
-    // cannot guess; the request (with the secret seed) goes through standard input only.
+    // cannot guess; the request (with the secret seed) goes through standard input only (a
+    // batch job reads it from a file only the user can open, deleted before the harness starts).
     QDir().mkpath(m_workRoot + QStringLiteral("/results"));
     job->resultPath = QStringLiteral("%1/results/%2.json")
                           .arg(m_workRoot, QString::number(QRandomGenerator::system()->generate64(), 16));
     QFile::remove(job->resultPath);
-    auto* proc = new HarnessProcess(this);
-    job->process = proc;
+    const bool remote = !buildPhase && m_backend == QLatin1String("slurm");
+    Execution exec;
+    exec.build = buildPhase;
+    if (!buildPhase) {
+        if (!m_evalClock.isValid()) {
+            m_evalClock.start();
+            m_evalMarkNs = 0;
+        }
+        noteEvalBusyChange();
+        exec.gpu = m_gpus.acquire();
+    }
+    Executor* executor = nullptr;
+    if (remote) {
+        SlurmSettings ss;
+        ss.partition = m_settings.slurmPartition;
+        ss.gpu = m_settings.device == QLatin1String("cuda");
+        ss.exclusive = m_settings.device == QLatin1String("cpu");
+        ss.extraArgs = m_settings.slurmArgs;
+        ss.spoolDir = m_workRoot + QStringLiteral("/slurm");
+        bool ok = false;
+        const int poll = qEnvironmentVariableIntValue("KBSTUDIO_SLURM_POLL_MS", &ok);
+        if (ok && poll > 0)
+            ss.pollMs = poll;
+        executor = new SlurmExecutor(ss, this);
+    } else {
+        executor = new LocalExecutor(this);
+    }
+    exec.executor = executor;
+    m_running.insert(job.get(), exec);
     ++(buildPhase ? m_building : m_evaluating);
-    connect(proc, &HarnessProcess::finished, this, [this, job, proc, buildPhase](const HarnessOutcome& outcome) {
-        proc->deleteLater();
-        if (!m_inFlight.contains(job))
+    connect(executor, &Executor::finished, this, [this, job, executor, buildPhase](const ExecOutcome& outcome) {
+        executor->deleteLater();
+        if (!m_inFlight.contains(job) || !m_running.contains(job.get()))
             return; // cancelled
-        --(buildPhase ? m_building : m_evaluating);
+        endExecution(job.get(), false);
         onPhaseFinished(job, buildPhase, outcome);
     });
-    const double timeout = buildPhase ? m_settings.buildTimeoutSeconds : m_settings.timeoutSeconds;
-    proc->start({buildPhase ? QStringLiteral("build") : QStringLiteral("evaluate"), QStringLiteral("--request"),
-                 QStringLiteral("-"), QStringLiteral("--result"), job->resultPath},
-                job->dir, static_cast<int>(timeout * 1000), requestJson(*job));
+    QJsonObject request = QJsonDocument::fromJson(requestJson(*job)).object();
+    // Under Slurm each job sees only the GPU it was given, as device 0.
+    request.insert(QStringLiteral("gpu_index"), remote ? 0 : std::max(0, exec.gpu));
+    ExecRequest r;
+    r.phase = buildPhase ? QStringLiteral("build") : QStringLiteral("evaluate");
+    r.workDir = job->dir;
+    r.resultPath = job->resultPath;
+    r.request = QJsonDocument(request).toJson(QJsonDocument::Compact);
+    r.timeoutMs = static_cast<int>((buildPhase ? m_settings.buildTimeoutSeconds : m_settings.timeoutSeconds) * 1000);
+    r.gpuIndex = exec.gpu;
+    r.label = QStringLiteral("attempt-%1").arg(job->attempt.id);
+    executor->start(r);
     emitProgress();
 }
 
-void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase, const HarnessOutcome& outcome)
+void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase, const ExecOutcome& exec)
 {
     if (m_cancelling || m_runId == 0)
         return;
+    const HarnessOutcome& outcome = exec.harness;
     QFile f(job->resultPath);
     const bool haveFile = f.open(QIODevice::ReadOnly);
     const QByteArray bytes = haveFile ? f.readAll() : QByteArray();
@@ -331,39 +438,58 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
     QFile::remove(job->resultPath);
     const QJsonObject doc = QJsonDocument::fromJson(bytes).object();
     const bool haveResult = outcome.finished && outcome.exitCode == 0 && haveFile;
-    if (!haveResult && outcome.finished && doc.value(QStringLiteral("schema")).toString() == QLatin1String("kbstudio.eval-error/1")) {
-        // The harness refused the request or the task (exit 2) or failed itself (exit 1).
+    // Failures of the instrument (never of the candidate) are tried again, with backoff.
+    auto harnessFailure = [&](const QString& message, bool transient) {
+        if (transient && retryLater(job, buildPhase, message))
+            return;
+        const int tries = db::QueueRepository(m_db->connection()).tries(job->attempt.id);
         finishWithoutResult(job, QStringLiteral("harness_error"),
-                            QStringLiteral("the harness exited with code %1 (%2): %3")
-                                .arg(outcome.exitCode)
-                                .arg(doc.value(QStringLiteral("error")).toString(),
-                                     doc.value(QStringLiteral("message")).toString()));
+                            tries > 0 ? QStringLiteral("%1 (gave up after %2 retries)").arg(message).arg(tries) : message);
         QTimer::singleShot(0, this, &RunEngine::pump);
-        return;
-    }
-    if (!haveResult) {
-        const QString phase = buildPhase ? QStringLiteral("build: ") : QStringLiteral("evaluation: ");
-        if (outcome.timedOut)
-            finishWithoutResult(job, QStringLiteral("timeout"), phase + outcome.error);
-        else if (outcome.crashed)
-            finishWithoutResult(job, QStringLiteral("runtime_error"), phase + outcome.error);
-        else
-            finishWithoutResult(job, QStringLiteral("harness_error"),
-                                outcome.error.isEmpty() ? QStringLiteral("the harness wrote no result") : outcome.error);
-        QTimer::singleShot(0, this, &RunEngine::pump);
-        return;
-    }
-    if (buildPhase && doc.value(QStringLiteral("verdict")).toString() == QLatin1String("built")) {
-        m_built.enqueue(job);
-        QTimer::singleShot(0, this, &RunEngine::pump);
-        emitProgress();
-        return;
-    }
-    auto parsed = parseHarnessResult(bytes, m_settings, toQ(job->task.sourceHash));
-    if (!parsed.ok)
-        finishWithoutResult(job, QStringLiteral("harness_error"), parsed.error);
-    else
+    };
+    try {
+        if (exec.lost) {
+            harnessFailure(QStringLiteral("lost the harness worker: %1").arg(outcome.error), true);
+            return;
+        }
+        if (!haveResult && outcome.finished && doc.value(QStringLiteral("schema")).toString() == QLatin1String("kbstudio.eval-error/1")) {
+            // The harness refused the request or the task (exit 2: no use trying again) or failed
+            // itself (exit 1).
+            harnessFailure(QStringLiteral("the harness exited with code %1 (%2): %3")
+                               .arg(outcome.exitCode)
+                               .arg(doc.value(QStringLiteral("error")).toString(), doc.value(QStringLiteral("message")).toString()),
+                           outcome.exitCode != 2);
+            return;
+        }
+        if (!haveResult) {
+            const QString phase = buildPhase ? QStringLiteral("build: ") : QStringLiteral("evaluation: ");
+            if (outcome.timedOut) {
+                finishWithoutResult(job, QStringLiteral("timeout"), phase + outcome.error);
+            } else if (outcome.crashed) {
+                finishWithoutResult(job, QStringLiteral("runtime_error"), phase + outcome.error);
+            } else {
+                harnessFailure(outcome.error.isEmpty() ? QStringLiteral("the harness wrote no result") : outcome.error, true);
+                return;
+            }
+            QTimer::singleShot(0, this, &RunEngine::pump);
+            return;
+        }
+        if (buildPhase && doc.value(QStringLiteral("verdict")).toString() == QLatin1String("built")) {
+            m_built.enqueue(job);
+            QTimer::singleShot(0, this, &RunEngine::pump);
+            emitProgress();
+            return;
+        }
+        auto parsed = parseHarnessResult(bytes, m_settings, toQ(job->task.sourceHash));
+        if (!parsed.ok) {
+            harnessFailure(parsed.error, true);
+            return;
+        }
         finishWithRecord(job, std::move(parsed.record));
+    } catch (const db::Error& e) {
+        failOnDatabase(QStringLiteral("cannot store attempt %1").arg(job->attempt.id), e);
+        return;
+    }
     QTimer::singleShot(0, this, &RunEngine::pump);
 }
 
@@ -433,7 +559,12 @@ RunProgress RunEngine::progressSnapshot()
     p.runId = m_runId;
     if (m_runId == 0)
         return p;
-    const auto counts = db::RunRepository(m_db->connection()).statusCounts(m_runId);
+    std::map<std::string, int> counts;
+    try {
+        counts = db::RunRepository(m_db->connection()).statusCounts(m_runId);
+    } catch (const db::Error&) {
+        return p; // the database went away; the failure is reported elsewhere
+    }
     auto get = [&](const char* k) {
         auto it = counts.find(k);
         return it == counts.end() ? 0 : it->second;
@@ -451,6 +582,18 @@ RunProgress RunEngine::progressSnapshot()
     const int remaining = p.total - p.finished();
     if (m_finishedThisSession > 0)
         p.etaSeconds = p.elapsedSeconds / m_finishedThisSession * remaining;
+    if (p.elapsedSeconds > 0)
+        p.attemptsPerMinute = m_finishedThisSession * 60.0 / p.elapsedSeconds;
+    p.paused = m_paused;
+    p.backend = m_backend;
+    p.evalSlots = m_gpus.size();
+    p.evalSlotsBusy = m_gpus.busy();
+    if (m_evalClock.isValid()) {
+        const qint64 now = m_evalClock.nsecsElapsed();
+        const qint64 busy = m_evalBusyNs + (now - m_evalMarkNs) * m_gpus.busy();
+        if (now > 0 && m_gpus.size() > 0)
+            p.evalPoolBusy = static_cast<double>(busy) / (static_cast<double>(now) * m_gpus.size());
+    }
     return p;
 }
 
@@ -465,32 +608,321 @@ void RunEngine::cancel()
     if (m_runId == 0)
         return;
     m_cancelling = true;
-    for (const auto& job : std::as_const(m_inFlight)) {
-        if (job->process)
-            job->process->kill();
+    killAll();
+    try {
+        db::QueueRepository(m_db->connection()).cancelAttempts(m_runId, {}, {}, "cancelled by the user");
+    } catch (const db::Error& e) {
+        failOnDatabase(QStringLiteral("cannot cancel run %1").arg(m_runId), e);
+        return;
     }
-    auto& conn = m_db->connection();
-    db::Transaction tx(conn);
-    db::Statement q(conn, "UPDATE attempts SET status = 'cancelled', message = 'cancelled by the user' "
-                          "WHERE run_id = ? AND status IN ('queued','generating','building','evaluating')");
-    q.bind(1, m_runId).exec();
-    tx.commit();
-    m_pending.clear();
-    m_built.clear();
-    m_inFlight.clear();
-    m_building = m_evaluating = 0;
     finishRun(QStringLiteral("cancelled"), QStringLiteral("cancelled by the user"));
 }
 
-void RunEngine::finishRun(const QString& status, const QString& message)
+void RunEngine::finishRun(const QString& status, QString message)
 {
     const db::Id runId = m_runId;
     if (runId == 0)
         return;
     emitProgress();
-    db::RunRepository(m_db->connection()).setRunStatus(runId, status.toStdString(), message.toStdString());
+    killAll();
+    try {
+        db::RunRepository(m_db->connection()).setRunStatus(runId, status.toStdString(), message.toStdString());
+        db::LeaseRepository(m_db->connection()).releaseRun(m_owner.toStdString());
+    } catch (const db::Error& e) {
+        Q_EMIT logLine(QStringLiteral("cannot record the end of run %1: %2").arg(runId).arg(QString::fromUtf8(e.what())));
+        message += QStringLiteral(". The run stopped; what was stored is intact, and it resumes from there once the "
+                                  "database can be written again");
+        // The database takes no writes: step back so the run can be taken over at once.
+        m_heartbeat.stop();
+        markEngineGone(m_owner);
+        m_registered = false;
+    }
     m_runId = 0;
+    m_paused = false;
     Q_EMIT runFinished(runId, status, message);
+}
+
+// --- Scheduling: engine registration, heartbeat, control flags, retries -----------------------
+
+void RunEngine::ensureRegistered()
+{
+    if (m_registered)
+        return;
+    m_owner = newEngineOwnerId();
+    db::EngineRow e;
+    e.owner = m_owner.toStdString();
+    e.host = engineHostName().toStdString();
+    e.pid = QCoreApplication::applicationPid();
+    e.kind = m_kind.toStdString();
+    e.startedAt = e.heartbeatAt = db::LeaseRepository::now();
+    db::LeaseRepository(m_db->connection()).registerEngine(e);
+    markEngineAlive(m_owner);
+    m_registered = true;
+    connect(&m_heartbeat, &QTimer::timeout, this, &RunEngine::heartbeat, Qt::UniqueConnection);
+    m_heartbeat.start(m_heartbeatMs);
+}
+
+void RunEngine::setLeaseTiming(int heartbeatMs, double leaseSeconds)
+{
+    m_heartbeatMs = std::max(10, heartbeatMs);
+    m_leaseSeconds = leaseSeconds;
+    if (m_heartbeat.isActive())
+        m_heartbeat.start(m_heartbeatMs);
+}
+
+void RunEngine::heartbeat()
+{
+    if (!m_registered)
+        return;
+    try {
+        db::LeaseRepository(m_db->connection()).heartbeat(m_owner.toStdString(), db::LeaseRepository::now(), m_leaseSeconds);
+        if (m_runId != 0)
+            pollControl();
+    } catch (const db::Error& e) {
+        if (m_runId != 0)
+            failOnDatabase(QStringLiteral("cannot renew the engine's lease"), e);
+        else
+            Q_EMIT logLine(QStringLiteral("cannot renew the engine's heartbeat: %1").arg(QString::fromUtf8(e.what())));
+    }
+}
+
+void RunEngine::pollControl()
+{
+    if (m_runId == 0)
+        return;
+    auto& conn = m_db->connection();
+    db::QueueRepository queue(conn);
+    const std::string status = queue.runStatus(m_runId);
+    if (status == "cancelled") {
+        m_cancelling = true;
+        killAll();
+        queue.cancelAttempts(m_runId, {}, {}, "cancelled by the user");
+        finishRun(QStringLiteral("cancelled"), QStringLiteral("cancelled by the user"));
+        return;
+    }
+    bool changed = false;
+    if (status == "paused" && !m_paused) {
+        m_paused = true;
+        m_pausedSignalled = false;
+        Q_EMIT logLine(QStringLiteral("run %1 paused: the attempts in flight finish, nothing new starts").arg(m_runId));
+        changed = true;
+    } else if (status != "paused" && m_paused) {
+        m_paused = false;
+        Q_EMIT logLine(QStringLiteral("run %1 resumed").arg(m_runId));
+        changed = true;
+    }
+    // Attempts cancelled one by one (a model, a task): stop what is in flight for them.
+    std::vector<db::Id> ids;
+    for (const auto& job : std::as_const(m_inFlight))
+        ids.push_back(job->attempt.id);
+    const auto statuses = queue.attemptStatuses(ids);
+    const auto inFlight = m_inFlight;
+    for (const auto& job : inFlight) {
+        const auto it = statuses.find(job->attempt.id);
+        if (it != statuses.end() && it->second == "cancelled") {
+            dropJob(job);
+            changed = true;
+        }
+    }
+    if (changed) {
+        emitProgress();
+        QTimer::singleShot(0, this, &RunEngine::pump);
+    }
+}
+
+void RunEngine::pause()
+{
+    if (m_runId == 0)
+        return;
+    try {
+        db::RunRepository(m_db->connection()).setRunStatus(m_runId, "paused");
+        pollControl();
+    } catch (const db::Error& e) {
+        failOnDatabase(QStringLiteral("cannot pause run %1").arg(m_runId), e);
+    }
+}
+
+void RunEngine::resume()
+{
+    if (m_runId == 0)
+        return;
+    try {
+        db::RunRepository(m_db->connection()).setRunStatus(m_runId, "running");
+        pollControl();
+    } catch (const db::Error& e) {
+        failOnDatabase(QStringLiteral("cannot resume run %1").arg(m_runId), e);
+    }
+}
+
+int RunEngine::cancelModel(const QString& model)
+{
+    if (m_runId == 0)
+        return 0;
+    try {
+        const int n = db::QueueRepository(m_db->connection())
+                          .cancelAttempts(m_runId, model.toStdString(), {}, "cancelled by the user (model " + model.toStdString() + ")");
+        pollControl();
+        return n;
+    } catch (const db::Error& e) {
+        failOnDatabase(QStringLiteral("cannot cancel model %1").arg(model), e);
+        return 0;
+    }
+}
+
+int RunEngine::cancelTask(const QString& taskKey)
+{
+    if (m_runId == 0)
+        return 0;
+    try {
+        const int n = db::QueueRepository(m_db->connection())
+                          .cancelAttempts(m_runId, {}, taskKey.toStdString(), "cancelled by the user (task " + taskKey.toStdString() + ")");
+        pollControl();
+        return n;
+    } catch (const db::Error& e) {
+        failOnDatabase(QStringLiteral("cannot cancel task %1").arg(taskKey), e);
+        return 0;
+    }
+}
+
+bool RunEngine::retryLater(const std::shared_ptr<Job>& job, bool buildPhase, const QString& reason)
+{
+    HarnessRetryPolicy policy;
+    policy.limit = m_settings.retryLimit;
+    policy.baseSeconds = m_settings.retryBaseSeconds;
+    db::QueueRepository queue(m_db->connection());
+    const int tries = queue.tries(job->attempt.id);
+    if (tries >= policy.limit)
+        return false;
+    const double delay = policy.delaySeconds(tries + 1);
+    queue.recordRetry(job->attempt.id, db::LeaseRepository::now() + delay, reason.toStdString());
+    Q_EMIT logLine(QStringLiteral("attempt %1 (%2 / %3): %4; trying again in %5 s (retry %6 of %7)")
+                       .arg(job->attempt.id)
+                       .arg(toQ(job->attempt.modelName), toQ(job->attempt.taskKey), reason)
+                       .arg(delay, 0, 'f', 1)
+                       .arg(tries + 1)
+                       .arg(policy.limit));
+    const db::Id runId = m_runId;
+    QTimer::singleShot(static_cast<int>(delay * 1000), this, [this, job, buildPhase, runId] {
+        if (m_runId != runId || !m_inFlight.contains(job))
+            return; // cancelled or stopped meanwhile
+        try {
+            if (buildPhase)
+                startPhase(job, true);
+            else
+                m_built.prepend(job);
+        } catch (const db::Error& e) {
+            failOnDatabase(QStringLiteral("cannot retry attempt %1").arg(job->attempt.id), e);
+            return;
+        }
+        pump();
+    });
+    return true;
+}
+
+void RunEngine::noteEvalBusyChange()
+{
+    if (!m_evalClock.isValid())
+        return;
+    const qint64 now = m_evalClock.nsecsElapsed();
+    m_evalBusyNs += (now - m_evalMarkNs) * m_gpus.busy();
+    m_evalMarkNs = now;
+}
+
+void RunEngine::endExecution(const Job* job, bool kill)
+{
+    const auto it = m_running.find(job);
+    if (it == m_running.end())
+        return;
+    const Execution e = it.value();
+    m_running.erase(it);
+    if (e.build) {
+        --m_building;
+    } else {
+        noteEvalBusyChange();
+        m_gpus.release(e.gpu);
+        --m_evaluating;
+    }
+    if (kill && e.executor) {
+        e.executor->kill();
+        e.executor->deleteLater();
+    }
+}
+
+void RunEngine::dropJob(const std::shared_ptr<Job>& job)
+{
+    endExecution(job.get(), true);
+    m_inFlight.removeAll(job);
+    m_built.removeAll(job);
+}
+
+void RunEngine::killAll()
+{
+    const auto running = m_running.keys();
+    for (const Job* job : running)
+        endExecution(job, true);
+    m_pending.clear();
+    m_built.clear();
+    m_inFlight.clear();
+    m_building = m_evaluating = 0;
+}
+
+void RunEngine::stop()
+{
+    if (m_runId == 0)
+        return;
+    const db::Id runId = m_runId;
+    m_cancelling = true;
+    killAll();
+    try {
+        db::LeaseRepository leases(m_db->connection());
+        const int requeued = leases.requeueOwned(runId, m_owner.toStdString());
+        leases.releaseRun(m_owner.toStdString());
+        if (requeued > 0)
+            Q_EMIT logLine(QStringLiteral("run %1: %2 attempt(s) in flight queued again").arg(runId).arg(requeued));
+    } catch (const db::Error& e) {
+        Q_EMIT logLine(QStringLiteral("cannot release run %1: %2").arg(runId).arg(QString::fromUtf8(e.what())));
+    }
+    m_runId = 0;
+    m_paused = false;
+    m_cancelling = false;
+}
+
+void RunEngine::shutdownScheduling()
+{
+    stop();
+    if (!m_registered)
+        return;
+    m_heartbeat.stop();
+    try {
+        db::LeaseRepository(m_db->connection()).stopEngine(m_owner.toStdString(), db::LeaseRepository::now());
+    } catch (const db::Error&) {
+        // The engine is known dead anyway once this process is gone.
+    }
+    markEngineGone(m_owner);
+    m_registered = false;
+}
+
+void RunEngine::failOnDatabase(const QString& what, const std::exception& e)
+{
+    const QString message = QStringLiteral("%1: %2. The run stopped; what was stored is intact, and it resumes "
+                                           "from there once the database can be written again")
+                                .arg(what, QString::fromUtf8(e.what()));
+    Q_EMIT logLine(message);
+    const db::Id runId = m_runId;
+    m_cancelling = true;
+    killAll();
+    m_runId = 0;
+    m_paused = false;
+    // Step back, so another engine (or this one later) can take the run over at once.
+    m_heartbeat.stop();
+    try {
+        db::LeaseRepository(m_db->connection()).stopEngine(m_owner.toStdString(), db::LeaseRepository::now());
+    } catch (const db::Error&) {
+    }
+    markEngineGone(m_owner);
+    m_registered = false;
+    if (runId != 0)
+        Q_EMIT runFinished(runId, QStringLiteral("failed"), message);
 }
 
 } // namespace kb::engine

@@ -5,6 +5,9 @@
 
 #include "runtypes.h"
 
+#include "scheduler/gpupool.h"
+#include "scheduler/gputelemetry.h"
+
 #include "db/database.h"
 
 #include <QHash>
@@ -12,6 +15,7 @@
 #include <QPointer>
 #include <QQueue>
 #include <QElapsedTimer>
+#include <QTimer>
 
 #include <memory>
 
@@ -19,6 +23,8 @@ namespace kb::engine {
 
 class HarnessProcess;
 struct HarnessOutcome;
+class Executor;
+struct ExecOutcome;
 class Provider;
 
 class RunEngine : public QObject {
@@ -40,24 +46,57 @@ public:
     bool isRunning() const { return m_runId != 0; }
     RunProgress progressSnapshot();
 
+    // Scheduling controls. They go through the database, so another process (kbstudio-cli
+    // pause/resume/cancel) has the same effect; this engine notices on its next heartbeat.
+    // Pause: in-flight work finishes, nothing new starts; paused() once nothing is in flight.
+    void pause();
+    void resume();
+    bool isPaused() const { return m_paused; }
+    // Cancels the unfinished attempts of one model / one task of the current run.
+    int cancelModel(const QString& model);
+    int cancelTask(const QString& taskKey);
+    // Stops working on the run without ending it: in-flight work is killed and queued again and
+    // the leases are released, so any engine can resume the run.
+    void stop();
+
+    // This engine's owner id in the engines table, and what kind of engine it is.
+    QString ownerId() const { return m_owner; }
+    void setEngineKind(const QString& kind) { m_kind = kind; }
+    // Heartbeat period and lease length (defaults 2 s and 12 s).
+    void setLeaseTiming(int heartbeatMs, double leaseSeconds);
+    // A reading of this host's GPUs (empty without NVML or GPUs), for the GUI to poll.
+    static QList<GpuTelemetry> gpuTelemetry() { return sampleGpus(); }
+
 Q_SIGNALS:
     void attemptFinished(const kb::engine::AttemptResult& result);
     void progress(const kb::engine::RunProgress& progress);
     void runFinished(qint64 runId, const QString& status, const QString& message);
+    void paused(qint64 runId);
     void logLine(const QString& line);
 
 private:
     struct Job;
     void pump();
     void prepare(db::Id attemptId);
-    void onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase, const HarnessOutcome& outcome);
+    void onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase, const ExecOutcome& outcome);
     void finishWithRecord(const std::shared_ptr<Job>& job, db::EvaluationRecord record);
     void finishWithoutResult(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message);
     QByteArray requestJson(const Job& job) const;
     void startPhase(const std::shared_ptr<Job>& job, bool buildPhase);
     Provider* providerFor(const QString& kind);
     void emitProgress();
-    void finishRun(const QString& status, const QString& message);
+    void finishRun(const QString& status, QString message);
+    // Scheduling helpers (leases, control flags, executors, retries).
+    void ensureRegistered();
+    void heartbeat();
+    void pollControl();
+    void failOnDatabase(const QString& what, const std::exception& e);
+    bool retryLater(const std::shared_ptr<Job>& job, bool buildPhase, const QString& reason);
+    void endExecution(const Job* job, bool kill);
+    void dropJob(const std::shared_ptr<Job>& job);
+    void killAll();
+    void noteEvalBusyChange();
+    void shutdownScheduling();
 
     std::unique_ptr<db::Database> m_db;
     QString m_workRoot;
@@ -72,6 +111,27 @@ private:
     QElapsedTimer m_clock;
     QHash<QString, std::shared_ptr<Provider>> m_providers;
     bool m_cancelling = false;
+
+    // Scheduling state.
+    struct Execution {
+        QPointer<Executor> executor;
+        bool build = true;
+        int gpu = -1;
+    };
+    QHash<const Job*, Execution> m_running;
+    QString m_owner;
+    QString m_kind = QStringLiteral("local");
+    bool m_registered = false;
+    QTimer m_heartbeat;
+    int m_heartbeatMs = 2000;
+    double m_leaseSeconds = 12;
+    bool m_paused = false;
+    bool m_pausedSignalled = false;
+    QString m_backend = QStringLiteral("local");
+    GpuPool m_gpus;
+    QElapsedTimer m_evalClock;     // started when the first evaluation starts
+    qint64 m_evalBusyNs = 0;       // slot-time spent evaluating
+    qint64 m_evalMarkNs = 0;
 };
 
 } // namespace kb::engine

@@ -36,6 +36,13 @@ struct RunProgress {
     int cancelled = 0;
     double elapsedSeconds = 0;
     std::optional<double> etaSeconds;
+    // Scheduling: paused, where evaluations run, how busy the evaluation slots are.
+    bool paused = false;
+    QString backend = QStringLiteral("local");
+    int evalSlots = 0;            // GPUs (one slot on the CPU; Slurm: jobs submitted at once)
+    int evalSlotsBusy = 0;
+    double evalPoolBusy = 0;      // busy fraction of the slots since the first evaluation began
+    double attemptsPerMinute = 0; // finished by this engine since it started on the run
     int finished() const { return done + failed + cancelled; }
 };
 

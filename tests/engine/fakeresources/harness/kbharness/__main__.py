@@ -2,7 +2,9 @@
 survives its child process. Each candidate says what the harness should do in a marker line:
     # SCRIPT: <action> [argument]
 Actions: correct <speedup>, incorrect, build_error, rejected, segfault, hang, exit <code>,
-garbage, bad_schema, correct_without_timing, slow <seconds> (correct after a pause).
+garbage, bad_schema, correct_without_timing, slow <seconds> (correct after a pause),
+lost <n> (the evaluation worker is killed from outside the first n times, then correct).
+On CUDA requests each evaluation appends "<gpu_index> <start> <end>" to gpu.log.
 """
 import json
 import os
@@ -39,6 +41,20 @@ def main():
             "environment": {"python": "3", "torch": "1.13.1", "device": "cpu",
                             "device_name": "Fake CPU"},
             "harness_seconds": 0.1}
+    if action == "lost" and phase == "evaluate":
+        counter = os.path.join(attempt_dir, "lost.count")
+        seen = int(open(counter).read()) if os.path.exists(counter) else 0
+        if seen < int(arg):
+            open(counter, "w").write(str(seen + 1))
+            os.kill(os.getpid(), signal.SIGKILL)
+        action, arg = "correct", "2.0"
+    if action == "lost":
+        action, arg = "correct", "2.0"
+    if request.get("device") == "cuda" and phase == "evaluate":
+        start = time.time()
+        time.sleep(0.3)
+        with open(os.path.join(attempt_dir, "gpu.log"), "a") as f:
+            f.write("%d %.4f %.4f\n" % (request["gpu_index"], start, time.time()))
     if action == "segfault":
         os.kill(os.getpid(), signal.SIGSEGV)
     if action == "hang":
