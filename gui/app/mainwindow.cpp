@@ -2,6 +2,8 @@
 
 #include "models/runscopemodel.h"
 #include "pages/attemptdetailpage.h"
+#include "pages/comparepage.h"
+#include "pages/providerspage.h"
 #include "pages/leaderboardpage.h"
 #include "pages/placeholderpage.h"
 #include "pages/plotspage.h"
@@ -9,6 +11,7 @@
 #include "pages/runspage.h"
 
 #include "core/paths.h"
+#include "providers/keystore.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -38,6 +41,8 @@ const char* const kDemoCommand = "kbstudio-cli run --suite sample --models demo-
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_loader(new SnapshotLoader(this))
+    , m_catalogLoader(new CatalogLoader(this))
+    , m_keys(std::make_unique<engine::FileKeyStore>())
     , m_banner(new QLabel(this))
     , m_outer(new QStackedWidget(this))
     , m_pages(new QStackedWidget(this))
@@ -47,6 +52,8 @@ MainWindow::MainWindow(QWidget* parent)
     , m_leaderboardPage(new LeaderboardPage(this))
     , m_attemptPage(new AttemptDetailPage(this))
     , m_plotsPage(new PlotsPage(this))
+    , m_comparePage(new ComparePage(this))
+    , m_providersPage(new ProvidersPage(this))
     , m_scopeModel(new RunScopeModel(this))
     , m_scopeBox(new QComboBox(this))
     , m_status(new QLabel(this))
@@ -57,6 +64,9 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages->insertWidget(LeaderboardPageIndex, m_leaderboardPage);
     m_pages->insertWidget(AttemptPageIndex, m_attemptPage);
     m_pages->insertWidget(PlotsPageIndex, m_plotsPage);
+    m_pages->insertWidget(ComparePageIndex, m_comparePage);
+    m_pages->insertWidget(ProvidersPageIndex, m_providersPage);
+    m_providersPage->setKeyStore(m_keys.get());
     m_outer->addWidget(m_placeholder);
     m_outer->addWidget(m_pages);
 
@@ -84,6 +94,18 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_loader, &SnapshotLoader::loaded, this, &MainWindow::applySnapshot);
     connect(m_loader, &SnapshotLoader::failed, this, &MainWindow::applyFailure);
+    connect(m_catalogLoader, &CatalogLoader::loaded, this, [this](const CatalogPtr& catalog) {
+        m_catalog = catalog;
+        m_providersPage->setCatalog(catalog);
+        Q_EMIT catalogApplied();
+    });
+    connect(m_catalogLoader, &CatalogLoader::failed, this, [this](const QString& message) {
+        m_catalog.reset();
+        m_providersPage->setCatalog(nullptr);
+        if (m_snapshot) // a missing or unreadable file is already reported by the snapshot load
+            showError(message);
+    });
+    connect(m_providersPage, &ProvidersPage::catalogChanged, this, &MainWindow::reloadCatalog);
     connect(m_placeholder, &PlaceholderPage::openRequested, this, &MainWindow::openDatabaseDialog);
     connect(m_scopeBox, &QComboBox::activated, this,
             [this](int row) { setRunScope(m_scopeModel->runIdAt(row)); });
@@ -127,7 +149,8 @@ void MainWindow::createActions()
     auto* group = new QActionGroup(this);
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
     const std::array<QString, PageCount> names = {tr("Runs"), tr("Results"), tr("Leaderboard"),
-                                                  tr("Attempt"), tr("Plots")};
+                                                  tr("Attempt"), tr("Plots"), tr("Compare"),
+                                                  tr("Providers")};
     for (int page = 0; page < PageCount; ++page) {
         auto* action = new QAction(names[static_cast<std::size_t>(page)], this);
         action->setCheckable(true);
@@ -166,9 +189,17 @@ void MainWindow::openDatabase(const QString& path)
 {
     m_databasePath = path;
     m_attemptPage->setDatabasePath(path);
+    m_providersPage->setDatabasePath(path);
     m_status->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
     setWindowTitle(tr("%1 — KernelBench Studio").arg(QFileInfo(path).fileName()));
     m_loader->load(path);
+    reloadCatalog();
+}
+
+void MainWindow::reloadCatalog()
+{
+    if (!m_databasePath.isEmpty())
+        m_catalogLoader->load(m_databasePath);
 }
 
 void MainWindow::reload()
@@ -198,10 +229,8 @@ void MainWindow::applySnapshot(const SnapshotPtr& snapshot)
                                   tr("%1 holds no runs. Run the demo:\n\n%2\n\nthen press F5 to reload.")
                                       .arg(QDir::toNativeSeparators(snapshot->databasePath),
                                            QString::fromLatin1(kDemoCommand)));
-        m_outer->setCurrentWidget(m_placeholder);
-    } else {
-        m_outer->setCurrentWidget(m_pages);
     }
+    updateOuter();
     if (m_runScope && *m_runScope != 0 && !snapshot->findRun(*m_runScope))
         m_runScope.reset();
     if (!m_runScope && snapshot->hasRuns())
@@ -223,6 +252,7 @@ void MainWindow::applyFailure(const QString& path, const QString& message, bool 
     m_resultsPage->setSnapshot(nullptr, 0);
     m_leaderboardPage->setSnapshot(nullptr, 0);
     m_plotsPage->setSnapshot(nullptr, 0);
+    m_comparePage->setSnapshot(nullptr, 0);
     m_attemptPage->clear();
     if (missingFile) {
         m_placeholder->setMessage(tr("No runs yet"),
@@ -232,7 +262,7 @@ void MainWindow::applyFailure(const QString& path, const QString& message, bool 
     } else {
         m_placeholder->setMessage(tr("Could not open the database"), message);
     }
-    m_outer->setCurrentWidget(m_placeholder);
+    updateOuter();
     showError(message);
     updateStatus();
     Q_EMIT loadFailed(message);
@@ -265,6 +295,7 @@ void MainWindow::applyScope()
     m_resultsPage->setSnapshot(m_snapshot, scope);
     m_leaderboardPage->setSnapshot(m_snapshot, scope);
     m_plotsPage->setSnapshot(m_snapshot, scope);
+    m_comparePage->setSnapshot(m_snapshot, scope);
 }
 
 void MainWindow::showAttempt(db::Id attemptId)
@@ -273,9 +304,22 @@ void MainWindow::showAttempt(db::Id attemptId)
     showPage(AttemptPageIndex);
 }
 
+bool MainWindow::pageNeedsRuns(Page page)
+{
+    return page != ProvidersPageIndex;
+}
+
+void MainWindow::updateOuter()
+{
+    const bool results = m_snapshot && m_snapshot->hasRuns();
+    const bool catalogPage = !pageNeedsRuns(currentPage()) && !m_databasePath.isEmpty();
+    m_outer->setCurrentWidget(results || catalogPage ? static_cast<QWidget*>(m_pages) : m_placeholder);
+}
+
 void MainWindow::showPage(Page page)
 {
     m_pages->setCurrentIndex(page);
+    updateOuter();
     m_pageActions[static_cast<std::size_t>(page)]->setChecked(true);
 }
 
@@ -313,6 +357,8 @@ void MainWindow::saveSettings() const
     m_leaderboardPage->saveState(settings);
     m_attemptPage->saveState(settings);
     m_plotsPage->saveState(settings);
+    m_comparePage->saveState(settings);
+    m_providersPage->saveState(settings);
 }
 
 void MainWindow::restoreSettings()
@@ -325,6 +371,8 @@ void MainWindow::restoreSettings()
     m_leaderboardPage->restoreState(settings);
     m_attemptPage->restoreState(settings);
     m_plotsPage->restoreState(settings);
+    m_comparePage->restoreState(settings);
+    m_providersPage->restoreState(settings);
     const int page = settings.value(QStringLiteral("window/page"), int(RunsPageIndex)).toInt();
     // the attempt page is empty after a start
     showPage(page >= 0 && page < PageCount && page != AttemptPageIndex ? static_cast<Page>(page) : RunsPageIndex);

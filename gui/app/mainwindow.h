@@ -2,11 +2,13 @@
 // The main window only assembles: navigation, the pages, the database loader and settings.
 // Every page owns its own widgets and models.
 
+#include "data/catalogloader.h"
 #include "data/snapshotloader.h"
 
 #include <QMainWindow>
 
 #include <array>
+#include <memory>
 #include <optional>
 
 class QAction;
@@ -14,9 +16,15 @@ class QComboBox;
 class QLabel;
 class QStackedWidget;
 
+namespace kb::engine {
+class KeyStore;
+}
+
 namespace kb::gui {
 
 class AttemptDetailPage;
+class ComparePage;
+class ProvidersPage;
 class LeaderboardPage;
 class PlaceholderPage;
 class PlotsPage;
@@ -27,7 +35,16 @@ class RunsPage;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum Page { RunsPageIndex, ResultsPageIndex, LeaderboardPageIndex, AttemptPageIndex, PlotsPageIndex, PageCount };
+    enum Page {
+        RunsPageIndex,
+        ResultsPageIndex,
+        LeaderboardPageIndex,
+        AttemptPageIndex,
+        PlotsPageIndex,
+        ComparePageIndex,
+        ProvidersPageIndex,
+        PageCount
+    };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -52,6 +69,10 @@ public:
     LeaderboardPage* leaderboardPage() const { return m_leaderboardPage; }
     AttemptDetailPage* attemptPage() const { return m_attemptPage; }
     PlotsPage* plotsPage() const { return m_plotsPage; }
+    ComparePage* comparePage() const { return m_comparePage; }
+    ProvidersPage* providersPage() const { return m_providersPage; }
+    CatalogPtr catalog() const { return m_catalog; }
+    bool isLoadingCatalog() const { return m_catalogLoader->isLoading(); }
     PlaceholderPage* placeholder() const { return m_placeholder; }
     QAction* pageAction(Page page) const { return m_pageActions.at(static_cast<std::size_t>(page)); }
 
@@ -65,6 +86,7 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void snapshotApplied();
+    void catalogApplied();
     void loadFailed(const QString& message);
 
 protected:
@@ -78,7 +100,16 @@ private:
     void showError(const QString& message);
     void updateStatus();
 
+    void reloadCatalog();
+    // The result pages show the placeholder while there are no runs; the catalog pages
+    // (providers, suites) work on any open database.
+    static bool pageNeedsRuns(Page page);
+    void updateOuter();
+
     SnapshotLoader* m_loader;
+    CatalogLoader* m_catalogLoader;
+    CatalogPtr m_catalog;
+    std::unique_ptr<engine::KeyStore> m_keys;
     QString m_databasePath;
     SnapshotPtr m_snapshot;
     std::optional<db::Id> m_runScope; // nullopt until chosen: the newest run
@@ -92,6 +123,8 @@ private:
     LeaderboardPage* m_leaderboardPage;
     AttemptDetailPage* m_attemptPage;
     PlotsPage* m_plotsPage;
+    ComparePage* m_comparePage;
+    ProvidersPage* m_providersPage;
     RunScopeModel* m_scopeModel;
     QComboBox* m_scopeBox;
     QLabel* m_status;

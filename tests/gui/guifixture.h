@@ -230,6 +230,15 @@ private:
 
         runs.setRunStatus(m_run2, "running");
         evaluate(conn, attempt(m_run2, "demo-a", "l1_relu"), "l1_relu", {"correct", 2.5, 1.9, false, {}, ""});
+
+        // l2_conv_bias is flagged on CUDA; l1_relu has baselines on two devices.
+        db::Statement flag(conn, "INSERT INTO task_validations(task_id, device, flags_json) VALUES (?, 'cuda', "
+                                 "'[\"output_below_tolerance\"]'), (?, 'cpu', '[]')");
+        flag.bind(1, tasks[2]).bind(2, tasks[0]).exec();
+        conn.exec("INSERT INTO baselines(task_hash, device, torch_version, settings_key, eager_median_ms, "
+                  "compile_median_ms, measured_at) VALUES "
+                  "('hash-l1_relu', 'NVIDIA H200', '2.5.0', 'fp32', 0.125, 0.1, '2026-01-01T00:00:00Z'), "
+                  "('hash-l1_relu', 'Fixture CPU', '2.1.0', 'fp32', 1.0, NULL, '2026-01-01T00:00:00Z')");
     }
 
     QTemporaryDir m_dir;
