@@ -90,6 +90,10 @@ int runCommand(const QStringList& args)
     p.addOption({QStringLiteral("vendor-libraries"), QStringLiteral("Vendor libraries candidates may call: none, gemm, conv or all (default none)."),
                  QStringLiteral("WHICH"), QStringLiteral("none")});
     p.addOption({QStringLiteral("name"), QStringLiteral("Run name."), QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("mode"), QStringLiteral("one-shot, multi-turn or agent (default one-shot)."), QStringLiteral("MODE"), QStringLiteral("one-shot")});
+    p.addOption({QStringLiteral("turns"), QStringLiteral("multi-turn: candidates per attempt at most (default 3)."), QStringLiteral("T"), QStringLiteral("3")});
+    p.addOption({QStringLiteral("max-turns"), QStringLiteral("agent: model calls per attempt at most (default 200)."), QStringLiteral("N"), QStringLiteral("200")});
+    p.addOption({QStringLiteral("skill"), QStringLiteral("Skill name (under skills/) or skill file the model follows (agent default: cuda-kernel-optimization)."), QStringLiteral("NAME|FILE")});
     p.addOption({QStringLiteral("resume"), QStringLiteral("Resume the run with this id instead of creating one."), QStringLiteral("ID")});
     p.addOption({QStringLiteral("quiet"), QStringLiteral("No progress line.")});
     p.addOption({QStringLiteral("backend"), QStringLiteral("Where evaluations run: local or slurm (default local)."), QStringLiteral("BACKEND"), QStringLiteral("local")});
@@ -112,6 +116,14 @@ int runCommand(const QStringList& args)
         for (const auto& l : p.value(QStringLiteral("levels")).split(QLatin1Char(','), Qt::SkipEmptyParts))
             spec.levels << l.toInt();
         spec.samples = p.value(QStringLiteral("samples")).toInt();
+        spec.mode = p.value(QStringLiteral("mode"));
+        spec.generation.turns = p.value(QStringLiteral("turns")).toInt();
+        spec.generation.maxTurns = p.value(QStringLiteral("max-turns")).toInt();
+        spec.generation.skillName = p.value(QStringLiteral("skill"));
+        if (spec.mode != QLatin1String("one-shot") && spec.mode != QLatin1String("multi-turn") && spec.mode != QLatin1String("agent"))
+            return fail(QStringLiteral("--mode must be one-shot, multi-turn or agent"), 2);
+        if (spec.generation.turns < 1 || spec.generation.maxTurns < 1)
+            return fail(QStringLiteral("--turns and --max-turns must be at least 1"), 2);
         QString device = p.value(QStringLiteral("device"));
         if (device != QLatin1String("cpu") && device != QLatin1String("cuda") && device != QLatin1String("auto"))
             return fail(QStringLiteral("--device must be cpu, cuda or auto"), 2);

@@ -1,6 +1,7 @@
 #include "clioptions.h"
 #include "controlcommand.h"
 #include "exportcommand.h"
+#include "providercommand.h"
 #include "servecommand.h"
 
 #include <QCoreApplication>
@@ -16,6 +17,8 @@ Commands:
   suite    Import a task suite: suite import DIR --db FILE
   export   Write a report or export: --format html|pdf|markdown|csv|json|samples-csv|kernelbench --out FILE
   baselines  Import KernelBench's published baseline timings: baselines import DIR
+  provider   Register, list and test model providers: provider add|list|test
+  model      Register a provider's model and its prices: model add
   serve    Headless engine: work through the queued runs of a database until SIGTERM
   pause, resume, cancel, priority   Control a run (--run N [--model M] [--task T]) another process serves
 
@@ -54,6 +57,10 @@ int main(int argc, char** argv)
         return kb::cli::exportCommand(args);
     if (command == QLatin1String("baselines"))
         return kb::cli::baselinesCommand(args);
+    if (command == QLatin1String("provider"))
+        return kb::cli::providerCommand(args);
+    if (command == QLatin1String("model"))
+        return kb::cli::modelCommand(args);
     if (command == QLatin1String("serve"))
         return kb::cli::serveCommand(args);
     if (QStringList{QStringLiteral("pause"), QStringLiteral("resume"), QStringLiteral("cancel"), QStringLiteral("priority")}.contains(command))

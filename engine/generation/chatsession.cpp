@@ -16,7 +16,11 @@ ChatSession::ChatSession(GenerationContext context, ChatClient* client, QObject*
 
 void ChatSession::start()
 {
-    m_messages = {ChatMessage::user(buildOneShotPrompt(m_ctx.taskSource, m_ctx.eval.device))};
+    m_messages.clear();
+    // A skill chosen for a chat run goes in as its system instructions.
+    if (!m_ctx.settings.skillText.isEmpty())
+        m_messages.append(ChatMessage::system(m_ctx.settings.skillText));
+    m_messages.append(ChatMessage::user(buildOneShotPrompt(m_ctx.taskSource, m_ctx.eval.device)));
     ask(QStringLiteral("generation"));
 }
 

@@ -55,7 +55,7 @@ GenerationSettings resolveGenerationSettings(const QString& mode, GenerationSett
         throw Error(QStringLiteral("turns and max turns must be at least 1"));
     if (mode == kModeOneShot)
         s.turns = 1;
-    if (mode == kModeAgent && s.skillText.isEmpty()) {
+    if ((mode == kModeAgent || !s.skillName.isEmpty()) && s.skillText.isEmpty()) {
         const Skill skill = loadSkill(s.skillName.isEmpty() ? kDefaultSkill : s.skillName);
         s.skillName = skill.name;
         s.skillText = skill.text;

@@ -32,7 +32,8 @@ struct GenerationSettings {
     static GenerationSettings fromJson(const QJsonObject& o);
 };
 
-// Checks a run's mode and fills in the default skill for agent runs; throws Error.
+// Checks a run's mode and loads the skill (by name or file; agent runs default to
+// kDefaultSkill) so its text is stored with the run; throws Error.
 GenerationSettings resolveGenerationSettings(const QString& mode, GenerationSettings settings);
 
 } // namespace kb::engine

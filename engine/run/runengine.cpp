@@ -9,6 +9,10 @@
 #include "scheduler/executor.h"
 #include "scheduler/harnessretry.h"
 #include "scheduler/slurmexecutor.h"
+#include "generation/feedback.h"
+#include "generation/generationsettings.h"
+#include "generation/providerclients.h"
+#include "generation/sessionfactory.h"
 #include "providers/demoprovider.h"
 #include "providers/prompt.h"
 #include "suites/suiteimporter.h"
@@ -38,6 +42,19 @@ struct RunEngine::Job {
     QString dir;
     QPointer<HarnessProcess> process;
     QString resultPath;
+    // Generation: the conversation, the slot it holds while the first candidate is written,
+    // and the best evaluation so far (multi-turn keeps the best correct candidate).
+    SessionHandle session;
+    std::shared_ptr<void> generationSlot;
+    std::optional<db::EvaluationRecord> best;
+    int evaluatedTurns = 0;
+};
+
+struct RunEngine::GenerationBackend {
+    Provider* provider = nullptr;
+    ChatClient* client = nullptr;
+    QList<QByteArray> secrets;
+    QString error;
 };
 
 namespace {
@@ -137,6 +154,7 @@ db::Id RunEngine::createRun(const RunSpec& spec)
         settings.seed = QRandomGenerator::system()->generate64();
     QJsonObject json = settings.toJson();
     json.insert(QStringLiteral("samples"), spec.samples);
+    json.insert(QStringLiteral("generation"), resolveGenerationSettings(spec.mode, spec.generation).toJson());
     db::RunRow run;
     run.name = (spec.name.isEmpty() ? spec.suite + QStringLiteral(" / ") + spec.models.join(QStringLiteral(", "))
                                     : spec.name)
@@ -147,17 +165,70 @@ db::Id RunEngine::createRun(const RunSpec& spec)
     return db::RunRepository(conn).createRun(run, modelIds, taskIds, spec.samples);
 }
 
-Provider* RunEngine::providerFor(const QString& kind)
+void RunEngine::setKeyStore(std::shared_ptr<KeyStore> keys)
 {
-    auto it = m_providers.find(kind);
-    if (it != m_providers.end())
-        return it->get();
+    m_keys = std::move(keys);
+    m_chatClients.clear();
+}
+
+RunEngine::GenerationBackend RunEngine::providerFor(const db::ModelRow& model)
+{
+    GenerationBackend out;
+    const QString kind = toQ(model.providerKind);
     if (kind == QLatin1String("demo")) {
-        auto p = std::make_shared<DemoProvider>(demoDir());
-        m_providers.insert(kind, p);
-        return p.get();
+        auto it = m_providers.find(kind);
+        if (it == m_providers.end())
+            it = m_providers.insert(kind, std::make_shared<DemoProvider>(demoDir()));
+        out.provider = it->get();
+        return out;
     }
-    return nullptr;
+    if (!isChatProviderKind(kind)) {
+        out.error = QStringLiteral("no provider of kind '%1' is available").arg(kind);
+        return out;
+    }
+    const QString name = toQ(model.providerName);
+    auto it = m_chatClients.find(name);
+    if (it == m_chatClients.end()) {
+        db::CatalogRepository catalog(m_db->connection());
+        std::optional<db::ProviderRow> row;
+        for (const auto& p : catalog.providers())
+            if (p.name == model.providerName)
+                row = p;
+        if (!row) {
+            out.error = QStringLiteral("no provider named '%1'").arg(name);
+            return out;
+        }
+        if (!m_keys)
+            m_keys = defaultKeyStore();
+        auto client = std::make_shared<ProviderClient>(makeProviderClient(*row, catalog.models(), m_keys.get(), this, &out.error));
+        if (!client->client)
+            return out; // not cached: a fixed key store or transcript works on the next attempt
+        it = m_chatClients.insert(name, client);
+    }
+    out.client = it->get()->client;
+    out.secrets = it->get()->secrets;
+    return out;
+}
+
+const GenerationSettings& RunEngine::generationSettings()
+{
+    if (!m_generation || m_generationRun != m_runId) {
+        GenerationSettings g;
+        if (const auto run = db::RunRepository(m_db->connection()).run(m_runId)) {
+            const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(run->settingsJson)).object();
+            g = GenerationSettings::fromJson(o.value(QStringLiteral("generation")).toObject());
+            if (run->mode != kModeMultiTurn.toStdString())
+                g.turns = 1;
+        }
+        m_generation = std::make_shared<GenerationSettings>(g);
+        m_generationRun = m_runId;
+    }
+    return *m_generation;
+}
+
+void RunEngine::releaseGenerationSlot(Job& job)
+{
+    job.generationSlot.reset();
 }
 
 void RunEngine::start(db::Id runId)
@@ -274,54 +345,167 @@ void RunEngine::prepare(db::Id attemptId)
     job->attempt = *attempt;
     job->task = *task;
     runs.setAttemptStatus(attemptId, "generating");
-
-    Provider* provider = providerFor(toQ(model->providerKind));
-    GenerationRequest req;
-    req.model = toQ(model->name);
-    req.taskKey = toQ(task->key);
-    req.taskName = toQ(task->name);
-    req.level = task->level;
-    req.taskSource = toQ(task->source);
-    req.sampleIndex = attempt->sampleIndex;
-    req.prompt = buildOneShotPrompt(req.taskSource, m_settings.device);
-    req.device = m_settings.device;
-    GenerationResult gen;
-    if (provider) {
-        gen = provider->generate(req);
-    } else {
-        gen.error = QStringLiteral("no provider of kind '%1' is available").arg(toQ(model->providerKind));
-        gen.prompt = req.prompt;
-    }
-    db::TurnRow turn;
-    turn.attemptId = attemptId;
-    turn.prompt = gen.prompt.toStdString();
-    turn.response = gen.response.toStdString();
-    turn.inputTokens = gen.inputTokens;
-    turn.outputTokens = gen.outputTokens;
-    turn.latencyMs = gen.latencyMs;
-    turn.stopReason = (gen.ok ? gen.stopReason : QStringLiteral("error")).toStdString();
-    runs.addTurn(turn);
-    m_inFlight.append(job);
-    if (!gen.ok) {
-        finishWithoutResult(job, QStringLiteral("no_candidate"), gen.error);
-        return;
-    }
-    job->code = extractCandidateCode(gen.response);
-    if (job->code.trimmed().isEmpty()) {
-        finishWithoutResult(job, QStringLiteral("no_candidate"),
-                            QStringLiteral("the response holds no code block"));
-        return;
-    }
     job->dir = QStringLiteral("%1/run-%2/attempt-%3").arg(m_workRoot).arg(m_runId).arg(attemptId);
     QDir(job->dir).removeRecursively();
     QDir().mkpath(job->dir);
-    if (!writeFile(job->dir + QStringLiteral("/task.py"), task->source.c_str())
+    m_inFlight.append(job);
+
+    const GenerationBackend backend = providerFor(*model);
+    if (!backend.provider && !backend.client) {
+        finishWithoutResult(job, QStringLiteral("no_candidate"), backend.error);
+        return;
+    }
+    GenerationContext ctx;
+    ctx.attemptId = attemptId;
+    ctx.model = toQ(model->name);
+    ctx.taskKey = toQ(task->key);
+    ctx.taskName = toQ(task->name);
+    ctx.level = task->level;
+    ctx.taskSource = toQ(task->source);
+    ctx.sampleIndex = attempt->sampleIndex;
+    ctx.mode = toQ(attempt->mode);
+    ctx.settings = generationSettings();
+    ctx.eval = m_settings;
+    ctx.eval.seed = 0; // generation never sees the run's secret seed
+    ctx.workDir = job->dir;
+    const QString sharedCache = qEnvironmentVariable("KBSTUDIO_BUILD_CACHE");
+    ctx.buildCacheDir = sharedCache.isEmpty() ? QString(m_workRoot + QStringLiteral("/build-cache")) : sharedCache;
+    ctx.secrets = backend.secrets;
+    ctx.firstTurnIndex = runs.nextTurnIndex(attemptId);
+    const QPointer<RunEngine> self(this);
+    ctx.storeTurn = [self](const db::TurnRow& row) {
+        if (!self)
+            return;
+        try {
+            db::RunRepository turns(self->m_db->connection());
+            turns.addTurn(row);
+            turns.updateAttemptCost(row.attemptId);
+        } catch (const db::Error& e) {
+            Q_EMIT self->logLine(QStringLiteral("cannot store a turn of attempt %1: %2").arg(row.attemptId).arg(QString::fromUtf8(e.what())));
+        }
+    };
+    ctx.log = [self](const QString& line) {
+        if (self)
+            Q_EMIT self->logLine(line);
+    };
+
+    // Writing the first candidate holds a build slot, so generation is throttled with the
+    // builds that follow it. The slot is given back when the candidate is there, or when the
+    // job ends (cancelled) while it is being written.
+    ++m_building;
+    const std::weak_ptr<bool> alive = m_alive;
+    const db::Id runId = m_runId;
+    job->generationSlot = std::shared_ptr<void>(nullptr, [this, alive, runId](void*) {
+        if (!alive.expired() && m_runId == runId && m_building > 0)
+            --m_building;
+    });
+    auto* session = makeGenerationSession(ctx, backend.provider, backend.client, this);
+    job->session.reset(session);
+    const std::weak_ptr<Job> weak = job;
+    connect(session, &GenerationSession::candidateReady, this, [this, weak](const QString& code) {
+        if (auto j = weak.lock(); j && m_inFlight.contains(j))
+            onCandidate(j, code);
+    });
+    connect(session, &GenerationSession::noCandidate, this, [this, weak](const QString& message, bool) {
+        if (auto j = weak.lock(); j && m_inFlight.contains(j))
+            onNoCandidate(j, message);
+    });
+    session->start();
+}
+
+void RunEngine::onCandidate(const std::shared_ptr<Job>& job, const QString& code)
+{
+    releaseGenerationSlot(*job);
+    job->code = code;
+    if (!writeFile(job->dir + QStringLiteral("/task.py"), job->task.source.c_str())
         || !writeFile(job->dir + QStringLiteral("/candidate.py"), job->code.toUtf8())) {
         finishWithoutResult(job, QStringLiteral("harness_error"),
                             QStringLiteral("cannot write the attempt's files under %1").arg(job->dir));
+        QTimer::singleShot(0, this, &RunEngine::pump);
         return;
     }
-    startPhase(job, true);
+    try {
+        startPhase(job, true);
+    } catch (const db::Error& e) {
+        failOnDatabase(QStringLiteral("cannot build attempt %1").arg(job->attempt.id), e);
+        return;
+    }
+    QTimer::singleShot(0, this, &RunEngine::pump);
+}
+
+void RunEngine::onNoCandidate(const std::shared_ptr<Job>& job, const QString& message)
+{
+    releaseGenerationSlot(*job);
+    try {
+        if (job->best) {
+            // A later turn gave nothing (a refusal, an error): the attempt keeps its best result,
+            // already stored with the evaluation that produced it.
+            const auto& b = *job->best;
+            db::RunRepository(m_db->connection())
+                .finishAttempt(job->attempt.id, "done", b.attemptVerdict,
+                               b.attemptMessage + " (refinement stopped: " + message.toStdString() + ")");
+            m_inFlight.removeAll(job);
+            ++m_finishedThisSession;
+            AttemptResult r;
+            r.runId = m_runId;
+            r.attemptId = job->attempt.id;
+            r.model = toQ(job->attempt.modelName);
+            r.task = toQ(job->attempt.taskKey);
+            r.verdict = toQ(b.attemptVerdict);
+            r.message = toQ(b.attemptMessage);
+            r.suspicious = b.suspicious;
+            r.speedupEager = b.speedupEager;
+            Q_EMIT attemptFinished(r);
+            emitProgress();
+        } else {
+            job->code.clear();
+            finishWithoutResult(job, QStringLiteral("no_candidate"), message);
+        }
+    } catch (const db::Error& e) {
+        failOnDatabase(QStringLiteral("cannot store attempt %1").arg(job->attempt.id), e);
+        return;
+    }
+    QTimer::singleShot(0, this, &RunEngine::pump);
+}
+
+bool RunEngine::continueGeneration(const std::shared_ptr<Job>& job, db::EvaluationRecord& record)
+{
+    if (job->session)
+        record.candidate.turnIndex = job->session->candidateTurnIndex();
+    ++job->evaluatedTurns;
+    // The instrument failing is not the candidate's doing: no feedback on it, no best from it.
+    if (record.attemptStatus == "failed")
+        return false;
+    if (!job->best || betterThan(record, *job->best))
+        job->best = record;
+    const db::EvaluationRecord& best = *job->best;
+    record.attemptVerdict = best.attemptVerdict;
+    record.attemptMessage = best.attemptMessage;
+    record.suspicious = best.suspicious;
+    record.speedupEager = best.speedupEager;
+    record.speedupCompile = best.speedupCompile;
+    const GenerationSettings& g = generationSettings();
+    const bool more = job->session && job->session->canContinue() && job->evaluatedTurns < g.turns
+                      && !goodEnough(record, g.targetSpeedup);
+    if (!more)
+        return false;
+    const QString feedback = feedbackText(record, g.turns - job->evaluatedTurns);
+    record.attemptStatus = "generating";
+    record.attemptId = job->attempt.id;
+    record.candidate.attemptId = job->attempt.id;
+    record.candidate.code = job->code.toStdString();
+    record.candidate.codeHash = sha256Hex(job->code).toStdString();
+    record.evaluation.attemptId = job->attempt.id;
+    // The bookkeeping of the record itself (the evaluation of this turn) is untouched above:
+    // only the attempt's summary follows the best turn.
+    db::EvaluationRepository(m_db->connection()).store(record);
+    Q_EMIT logLine(QStringLiteral("attempt %1 (%2 / %3): turn %4 %5; asking for another candidate")
+                       .arg(job->attempt.id)
+                       .arg(toQ(job->attempt.modelName), toQ(job->attempt.taskKey))
+                       .arg(job->evaluatedTurns)
+                       .arg(toQ(record.evaluation.verdict)));
+    job->session->continueWith(feedback);
+    return true;
 }
 
 QByteArray RunEngine::requestJson(const Job& job) const
@@ -495,6 +679,8 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
 
 void RunEngine::finishWithRecord(const std::shared_ptr<Job>& job, db::EvaluationRecord record)
 {
+    if (continueGeneration(job, record))
+        return;
     record.attemptId = job->attempt.id;
     record.candidate.attemptId = job->attempt.id;
     record.candidate.code = job->code.toStdString();

@@ -26,6 +26,9 @@ struct HarnessOutcome;
 class Executor;
 struct ExecOutcome;
 class Provider;
+class KeyStore;
+struct ProviderClient;
+struct GenerationSettings;
 
 class RunEngine : public QObject {
     Q_OBJECT
@@ -45,6 +48,8 @@ public:
     void cancel();
     bool isRunning() const { return m_runId != 0; }
     RunProgress progressSnapshot();
+    // Where provider API keys are read (default: the OS keychain, else the 0600 key file).
+    void setKeyStore(std::shared_ptr<KeyStore> keys);
 
     // Scheduling controls. They go through the database, so another process (kbstudio-cli
     // pause/resume/cancel) has the same effect; this engine notices on its next heartbeat.
@@ -83,7 +88,14 @@ private:
     void finishWithoutResult(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message);
     QByteArray requestJson(const Job& job) const;
     void startPhase(const std::shared_ptr<Job>& job, bool buildPhase);
-    Provider* providerFor(const QString& kind);
+    // Generation: the demo Provider of a model, or the chat client of its provider.
+    struct GenerationBackend;
+    GenerationBackend providerFor(const db::ModelRow& model);
+    const GenerationSettings& generationSettings();
+    void onCandidate(const std::shared_ptr<Job>& job, const QString& code);
+    void onNoCandidate(const std::shared_ptr<Job>& job, const QString& message);
+    bool continueGeneration(const std::shared_ptr<Job>& job, db::EvaluationRecord& record);
+    void releaseGenerationSlot(Job& job);
     void emitProgress();
     void finishRun(const QString& status, QString message);
     // Scheduling helpers (leases, control flags, executors, retries).
@@ -110,6 +122,10 @@ private:
     int m_finishedThisSession = 0;
     QElapsedTimer m_clock;
     QHash<QString, std::shared_ptr<Provider>> m_providers;
+    QHash<QString, std::shared_ptr<ProviderClient>> m_chatClients; // by provider name
+    std::shared_ptr<KeyStore> m_keys;
+    std::shared_ptr<GenerationSettings> m_generation;
+    db::Id m_generationRun = 0;
     bool m_cancelling = false;
 
     // Scheduling state.
@@ -132,6 +148,8 @@ private:
     QElapsedTimer m_evalClock;     // started when the first evaluation starts
     qint64 m_evalBusyNs = 0;       // slot-time spent evaluating
     qint64 m_evalMarkNs = 0;
+    // Last member, so it dies first: jobs destroyed with the engine leave its counters alone.
+    std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
 };
 
 } // namespace kb::engine

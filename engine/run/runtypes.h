@@ -2,6 +2,7 @@
 // Value types the run engine emits and takes.
 
 #include "eval/evalsettings.h"
+#include "generation/generationsettings.h"
 
 #include "db/records.h"
 
@@ -22,6 +23,8 @@ struct RunSpec {
     int samples = 1;
     QString mode = QStringLiteral("one-shot");
     EvalSettings settings;
+    // How models are asked: turns (multi-turn), agent budget, skill (see GenerationSettings).
+    GenerationSettings generation;
 };
 
 struct RunProgress {
