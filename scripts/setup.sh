@@ -16,6 +16,7 @@ packages=(
   nlohmann-json3-dev libsqlite3-dev libgl-dev
   python3 python3-dev python3-numpy python3-torch libtorch-dev pybind11-dev
   bubblewrap xvfb xauth poppler-utils
+  slurm-wlm munge
   qtkeychain-qt6-dev
 )
 

@@ -73,8 +73,12 @@ SlurmExecutor::SlurmExecutor(const SlurmSettings& settings, QObject* parent)
 
 SlurmExecutor::~SlurmExecutor()
 {
-    if (!m_done && !m_jobId.isEmpty())
+    if (m_done)
+        return;
+    if (!m_jobId.isEmpty())
         QProcess::startDetached(tool(QStringLiteral("scancel")), {m_jobId});
+    if (!m_jobDir.isEmpty())
+        QDir(m_jobDir).removeRecursively();
 }
 
 QByteArray SlurmExecutor::jobScript(const ExecRequest& r, const QString& jobDir)
@@ -254,7 +258,8 @@ void SlurmExecutor::finish(ExecOutcome outcome)
         return;
     m_done = true;
     m_pollTimer.stop();
-    if (!m_jobDir.isEmpty() && !outcome.lost)
+    // The job's folder goes whatever happened: a job that never started still holds the request.
+    if (!m_jobDir.isEmpty())
         QDir(m_jobDir).removeRecursively();
     Q_EMIT finished(outcome);
 }
@@ -267,6 +272,8 @@ void SlurmExecutor::kill()
     m_pollTimer.stop();
     if (!m_jobId.isEmpty())
         QProcess::startDetached(tool(QStringLiteral("scancel")), {m_jobId});
+    if (!m_jobDir.isEmpty())
+        QDir(m_jobDir).removeRecursively();
 }
 
 } // namespace kb::engine
