@@ -203,6 +203,47 @@ private Q_SLOTS:
         QVERIFY(!scanned.contains(kKey));
         QVERIFY(!scanned.contains(kKey.right(16)));
     }
+
+    void badOptionsAreUsageErrors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("mode") << QStringList{QStringLiteral("run"), QStringLiteral("--models"), QStringLiteral("demo-a"),
+                                             QStringLiteral("--mode"), QStringLiteral("freestyle")}
+                              << QStringLiteral("--mode must be");
+        QTest::newRow("turns") << QStringList{QStringLiteral("run"), QStringLiteral("--models"), QStringLiteral("demo-a"),
+                                              QStringLiteral("--mode"), QStringLiteral("multi-turn"), QStringLiteral("--turns"),
+                                              QStringLiteral("0")}
+                               << QStringLiteral("at least 1");
+        QTest::newRow("kind") << QStringList{QStringLiteral("provider"), QStringLiteral("add"), QStringLiteral("--name"),
+                                             QStringLiteral("x"), QStringLiteral("--kind"), QStringLiteral("gemini")}
+                              << QStringLiteral("--kind must be");
+        QTest::newRow("url") << QStringList{QStringLiteral("provider"), QStringLiteral("add"), QStringLiteral("--name"),
+                                            QStringLiteral("x"), QStringLiteral("--kind"), QStringLiteral("openai"),
+                                            QStringLiteral("--base-url"), QStringLiteral("not a url")}
+                             << QStringLiteral("--base-url");
+        QTest::newRow("key env") << QStringList{QStringLiteral("provider"), QStringLiteral("add"), QStringLiteral("--name"),
+                                                QStringLiteral("x"), QStringLiteral("--kind"), QStringLiteral("anthropic"),
+                                                QStringLiteral("--base-url"), QStringLiteral("https://api.anthropic.com"),
+                                                QStringLiteral("--key-env"), QStringLiteral("KBSTUDIO_NO_SUCH_VARIABLE")}
+                                 << QStringLiteral("KBSTUDIO_NO_SUCH_VARIABLE");
+        QTest::newRow("price") << QStringList{QStringLiteral("model"), QStringLiteral("add"), QStringLiteral("--provider"),
+                                              QStringLiteral("x"), QStringLiteral("--name"), QStringLiteral("m"),
+                                              QStringLiteral("--price-in"), QStringLiteral("cheap")}
+                               << QStringLiteral("prices must be");
+    }
+    void badOptionsAreUsageErrors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("KBSTUDIO_CONFIG_DIR"), dir.path());
+        const Cli c = runCli(args + QStringList{QStringLiteral("--db"), dir.path() + QStringLiteral("/x.kbdb")}, env, 30000);
+        QCOMPARE(c.exitCode, 2);
+        QVERIFY2(QString::fromUtf8(c.out).contains(message), c.out.constData());
+        QVERIFY(!QFile::exists(dir.path() + QStringLiteral("/keys.json")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestAgentProvider)

@@ -74,12 +74,13 @@ public:
     QString dbPath() const { return m_dir.path() + QStringLiteral("/test.kbdb"); }
     db::Connection& conn() { return engine->database().connection(); }
 
-    // Creates a run of the model "coder" on task t1 and runs it to the end.
-    db::Id run(const QString& mode, engine::GenerationSettings g = {}, int timeoutMs = 60000)
+    // Creates a run of one model (default "coder") on task t1 and runs it to the end.
+    db::Id run(const QString& mode, engine::GenerationSettings g = {}, int timeoutMs = 60000,
+               const QString& model = QStringLiteral("coder"))
     {
         engine::RunSpec s;
         s.suite = QStringLiteral("sample");
-        s.models = {QStringLiteral("coder")};
+        s.models = {model};
         s.tasks = {QStringLiteral("t1")};
         s.mode = mode;
         s.settings.device = QStringLiteral("cpu");

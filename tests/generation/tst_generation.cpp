@@ -4,6 +4,8 @@
 // reaches the database.
 #include "generationfixture.h"
 
+#include "providers/chattypes.h"
+
 #include "db/evaluationrepository.h"
 
 #include <QJsonArray>
@@ -159,6 +161,36 @@ private Q_SLOTS:
         QVERIFY2(q(a.message).contains(message), a.message.c_str());
         QCOMPARE(f.server.requests().size(), 1);
         QVERIFY(!f.turns(run).empty());
+    }
+
+    void replayProviderReservesAStoredTranscript()
+    {
+        GenerationFixture f(Wire::OpenAi);
+        engine::ChatResponse stored;
+        stored.content = fenced(scriptedCandidate(QStringLiteral("correct 1.7")));
+        stored.usage.inputTokens = 300;
+        stored.usage.outputTokens = 40;
+        const QString transcript = f.path() + QStringLiteral("/transcript.json");
+        QFile out(transcript);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(engine::transcriptToJson({stored})).toJson());
+        out.close();
+        db::CatalogRepository catalog(f.conn());
+        db::ProviderRow p;
+        p.name = "stored";
+        p.kind = "replay";
+        p.settingsJson = test::compactJson({{QStringLiteral("transcript"), transcript}}).toStdString();
+        db::ModelRow m;
+        m.providerId = catalog.upsertProvider(p);
+        m.name = "replayed";
+        catalog.upsertModel(m);
+        const db::Id run = f.run(engine::kModeOneShot, {}, 60000, QStringLiteral("replayed"));
+        QVERIFY(f.finished);
+        QCOMPARE(f.server.requests().size(), 0);
+        const auto a = f.attempt(run);
+        QCOMPARE(a.verdict, std::string("correct"));
+        QCOMPARE(*a.speedupEager, 1.7);
+        QCOMPARE(f.turns(run).front().inputTokens, std::int64_t(300));
     }
 
     void multiTurnKeepsTheBestCandidate()
