@@ -3,6 +3,7 @@
 #include "models/runscopemodel.h"
 #include "pages/attemptdetailpage.h"
 #include "pages/comparepage.h"
+#include "pages/monitorpage.h"
 #include "pages/providerspage.h"
 #include "pages/leaderboardpage.h"
 #include "pages/placeholderpage.h"
@@ -54,6 +55,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_plotsPage(new PlotsPage(this))
     , m_comparePage(new ComparePage(this))
     , m_providersPage(new ProvidersPage(this))
+    , m_monitorPage(new MonitorPage(this))
     , m_scopeModel(new RunScopeModel(this))
     , m_scopeBox(new QComboBox(this))
     , m_status(new QLabel(this))
@@ -65,6 +67,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages->insertWidget(AttemptPageIndex, m_attemptPage);
     m_pages->insertWidget(PlotsPageIndex, m_plotsPage);
     m_pages->insertWidget(ComparePageIndex, m_comparePage);
+    m_pages->insertWidget(MonitorPageIndex, m_monitorPage);
     m_pages->insertWidget(ProvidersPageIndex, m_providersPage);
     m_providersPage->setKeyStore(m_keys.get());
     m_outer->addWidget(m_placeholder);
@@ -150,7 +153,7 @@ void MainWindow::createActions()
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
     const std::array<QString, PageCount> names = {tr("Runs"), tr("Results"), tr("Leaderboard"),
                                                   tr("Attempt"), tr("Plots"), tr("Compare"),
-                                                  tr("Providers")};
+                                                  tr("Monitor"), tr("Providers")};
     for (int page = 0; page < PageCount; ++page) {
         auto* action = new QAction(names[static_cast<std::size_t>(page)], this);
         action->setCheckable(true);
@@ -190,6 +193,7 @@ void MainWindow::openDatabase(const QString& path)
     m_databasePath = path;
     m_attemptPage->setDatabasePath(path);
     m_providersPage->setDatabasePath(path);
+    m_monitorPage->setDatabasePath(path);
     m_status->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
     setWindowTitle(tr("%1 — KernelBench Studio").arg(QFileInfo(path).fileName()));
     m_loader->load(path);
@@ -236,6 +240,7 @@ void MainWindow::applySnapshot(const SnapshotPtr& snapshot)
     if (!m_runScope && snapshot->hasRuns())
         m_runScope = snapshot->runs.back().run.id;
     m_runsPage->setSnapshot(snapshot);
+    m_monitorPage->setSnapshot(snapshot);
     m_scopeModel->setSnapshot(snapshot);
     applyScope();
     if (m_attemptPage->attemptId() != 0)
@@ -248,6 +253,7 @@ void MainWindow::applyFailure(const QString& path, const QString& message, bool 
 {
     m_snapshot.reset();
     m_runsPage->setSnapshot(nullptr);
+    m_monitorPage->setSnapshot(nullptr);
     m_scopeModel->setSnapshot(nullptr);
     m_resultsPage->setSnapshot(nullptr, 0);
     m_leaderboardPage->setSnapshot(nullptr, 0);
@@ -306,7 +312,7 @@ void MainWindow::showAttempt(db::Id attemptId)
 
 bool MainWindow::pageNeedsRuns(Page page)
 {
-    return page != ProvidersPageIndex;
+    return page != ProvidersPageIndex && page != MonitorPageIndex;
 }
 
 void MainWindow::updateOuter()
@@ -359,6 +365,7 @@ void MainWindow::saveSettings() const
     m_plotsPage->saveState(settings);
     m_comparePage->saveState(settings);
     m_providersPage->saveState(settings);
+    m_monitorPage->saveState(settings);
 }
 
 void MainWindow::restoreSettings()
@@ -373,6 +380,7 @@ void MainWindow::restoreSettings()
     m_plotsPage->restoreState(settings);
     m_comparePage->restoreState(settings);
     m_providersPage->restoreState(settings);
+    m_monitorPage->restoreState(settings);
     const int page = settings.value(QStringLiteral("window/page"), int(RunsPageIndex)).toInt();
     // the attempt page is empty after a start
     showPage(page >= 0 && page < PageCount && page != AttemptPageIndex ? static_cast<Page>(page) : RunsPageIndex);

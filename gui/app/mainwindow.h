@@ -24,6 +24,7 @@ namespace kb::gui {
 
 class AttemptDetailPage;
 class ComparePage;
+class MonitorPage;
 class ProvidersPage;
 class LeaderboardPage;
 class PlaceholderPage;
@@ -42,6 +43,7 @@ public:
         AttemptPageIndex,
         PlotsPageIndex,
         ComparePageIndex,
+        MonitorPageIndex,
         ProvidersPageIndex,
         PageCount
     };
@@ -71,6 +73,7 @@ public:
     PlotsPage* plotsPage() const { return m_plotsPage; }
     ComparePage* comparePage() const { return m_comparePage; }
     ProvidersPage* providersPage() const { return m_providersPage; }
+    MonitorPage* monitorPage() const { return m_monitorPage; }
     CatalogPtr catalog() const { return m_catalog; }
     bool isLoadingCatalog() const { return m_catalogLoader->isLoading(); }
     PlaceholderPage* placeholder() const { return m_placeholder; }
@@ -125,6 +128,7 @@ private:
     PlotsPage* m_plotsPage;
     ComparePage* m_comparePage;
     ProvidersPage* m_providersPage;
+    MonitorPage* m_monitorPage;
     RunScopeModel* m_scopeModel;
     QComboBox* m_scopeBox;
     QLabel* m_status;
