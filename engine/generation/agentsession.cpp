@@ -65,6 +65,21 @@ int AgentSession::applyContextBudget(QList<ChatMessage>& messages, qint64 budget
         m.content = QStringLiteral("[older tool output removed to fit the context budget: %1 characters]").arg(m.content.size());
         ++shortened;
     }
+    // Then the long arguments of old tool calls (whole files written): the call stays valid
+    // JSON with its short fields, the long strings are replaced by a note.
+    for (qsizetype i = 0; i < protectedFrom && total() > budgetChars; ++i) {
+        for (ToolCall& c : messages[i].toolCalls) {
+            if (c.argumentsJson.size() <= 1000)
+                continue;
+            QJsonObject args = QJsonDocument::fromJson(c.argumentsJson.toUtf8()).object();
+            for (auto it = args.begin(); it != args.end(); ++it) {
+                if (it.value().isString() && it.value().toString().size() > 200)
+                    it.value() = QStringLiteral("[removed to fit the context budget: %1 characters]").arg(it.value().toString().size());
+            }
+            c.argumentsJson = QString::fromUtf8(QJsonDocument(args).toJson(QJsonDocument::Compact));
+            ++shortened;
+        }
+    }
     return shortened;
 }
 

@@ -23,8 +23,9 @@ public:
     void start() override;
 
     QString workspacePath() const { return m_workspace.root(); }
-    // Shortens the oldest tool results until the conversation fits `budgetChars`; the last
-    // `keepRecent` messages are never touched. Returns how many were shortened.
+    // Shortens the oldest tool results, then the long arguments of old tool calls, until the
+    // conversation fits `budgetChars`; the last `keepRecent` messages are never touched.
+    // Returns how many were shortened.
     static int applyContextBudget(QList<ChatMessage>& messages, qint64 budgetChars, int keepRecent = 6);
 
 private:

@@ -200,6 +200,23 @@ private Q_SLOTS:
         QCOMPARE(m.at(11).content, before.at(11).content);
         QCOMPARE(m.at(13).content, before.at(13).content);
         QCOMPARE(m.at(0).content, QStringLiteral("sys"));
+
+        // Whole files written long ago go next; the call keeps its path and stays valid JSON.
+        QList<engine::ChatMessage> w{engine::ChatMessage::user(QStringLiteral("task"))};
+        engine::ChatMessage write = engine::ChatMessage::assistant({});
+        write.toolCalls = {{QStringLiteral("w"), QStringLiteral("write_file"),
+                            QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("path"), QStringLiteral("model_new.py")},
+                                                                        {QStringLiteral("content"), QString(20000, QLatin1Char('z'))}})
+                                                  .toJson(QJsonDocument::Compact))}};
+        w << write << engine::ChatMessage::toolResult(QStringLiteral("w"), QStringLiteral("wrote 20000 bytes"));
+        for (int i = 0; i < 4; ++i)
+            w << engine::ChatMessage::user(QStringLiteral("recent"));
+        QCOMPARE(engine::AgentSession::applyContextBudget(w, 5000, 4), 1);
+        QString why;
+        const QJsonObject args = w.at(1).toolCalls.at(0).arguments(&why);
+        QVERIFY(why.isEmpty());
+        QCOMPARE(args.value(QStringLiteral("path")).toString(), QStringLiteral("model_new.py"));
+        QVERIFY(args.value(QStringLiteral("content")).toString().startsWith(QStringLiteral("[removed")));
     }
 
     void workspacePathsCannotEscape_data()
