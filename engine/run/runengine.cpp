@@ -474,8 +474,19 @@ bool RunEngine::continueGeneration(const std::shared_ptr<Job>& job, db::Evaluati
         record.candidate.turnIndex = job->session->candidateTurnIndex();
     ++job->evaluatedTurns;
     // The instrument failing is not the candidate's doing: no feedback on it, no best from it.
-    if (record.attemptStatus == "failed")
+    // An earlier turn's result stands; without one the attempt fails (and may be retried).
+    if (record.attemptStatus == "failed") {
+        if (job->best) {
+            const db::EvaluationRecord& best = *job->best;
+            record.attemptStatus = "done";
+            record.attemptVerdict = best.attemptVerdict;
+            record.attemptMessage = best.attemptMessage + " (refinement stopped: " + record.evaluation.message + ")";
+            record.suspicious = best.suspicious;
+            record.speedupEager = best.speedupEager;
+            record.speedupCompile = best.speedupCompile;
+        }
         return false;
+    }
     if (!job->best || betterThan(record, *job->best))
         job->best = record;
     const db::EvaluationRecord& best = *job->best;

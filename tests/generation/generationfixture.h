@@ -87,6 +87,7 @@ public:
         s.settings.timeoutSeconds = 20;
         s.settings.buildTimeoutSeconds = 20;
         s.settings.buildJobs = 1;
+        s.settings.retryLimit = 0; // a harness failure is final at once
         g.retryBaseDelayMs = 10;
         s.generation = g;
         const db::Id id = engine->createRun(s);

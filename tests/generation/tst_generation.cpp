@@ -240,6 +240,23 @@ private Q_SLOTS:
         QCOMPARE(*f.attempt(run).speedupEager, 2.0);
     }
 
+    void multiTurnHarnessFailureLaterKeepsTheBest()
+    {
+        GenerationFixture f(Wire::OpenAi);
+        f.server.enqueue(reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("correct 1.01")))));
+        f.server.enqueue(reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("exit 1")))));
+        engine::GenerationSettings g;
+        g.turns = 3;
+        const db::Id run = f.run(engine::kModeMultiTurn, g);
+        QVERIFY(f.finished);
+        QCOMPARE(f.server.requests().size(), 2);
+        const auto a = f.attempt(run);
+        QCOMPARE(a.status, std::string("done"));
+        QCOMPARE(a.verdict, std::string("correct"));
+        QCOMPARE(*a.speedupEager, 1.01);
+        QVERIFY2(q(a.message).contains(QStringLiteral("harness")), a.message.c_str());
+    }
+
     void multiTurnRefusalLaterKeepsTheBest()
     {
         GenerationFixture f(Wire::OpenAi);
