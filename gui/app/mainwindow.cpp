@@ -5,6 +5,7 @@
 #include "pages/comparepage.h"
 #include "pages/monitorpage.h"
 #include "pages/providerspage.h"
+#include "pages/suitespage.h"
 #include "pages/leaderboardpage.h"
 #include "pages/placeholderpage.h"
 #include "pages/plotspage.h"
@@ -56,6 +57,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_comparePage(new ComparePage(this))
     , m_providersPage(new ProvidersPage(this))
     , m_monitorPage(new MonitorPage(this))
+    , m_suitesPage(new SuitesPage(this))
     , m_scopeModel(new RunScopeModel(this))
     , m_scopeBox(new QComboBox(this))
     , m_status(new QLabel(this))
@@ -69,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages->insertWidget(ComparePageIndex, m_comparePage);
     m_pages->insertWidget(MonitorPageIndex, m_monitorPage);
     m_pages->insertWidget(ProvidersPageIndex, m_providersPage);
+    m_pages->insertWidget(SuitesPageIndex, m_suitesPage);
     m_providersPage->setKeyStore(m_keys.get());
     m_outer->addWidget(m_placeholder);
     m_outer->addWidget(m_pages);
@@ -100,15 +103,18 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_catalogLoader, &CatalogLoader::loaded, this, [this](const CatalogPtr& catalog) {
         m_catalog = catalog;
         m_providersPage->setCatalog(catalog);
+        m_suitesPage->setCatalog(catalog);
         Q_EMIT catalogApplied();
     });
     connect(m_catalogLoader, &CatalogLoader::failed, this, [this](const QString& message) {
         m_catalog.reset();
         m_providersPage->setCatalog(nullptr);
+        m_suitesPage->setCatalog(nullptr);
         if (m_snapshot) // a missing or unreadable file is already reported by the snapshot load
             showError(message);
     });
     connect(m_providersPage, &ProvidersPage::catalogChanged, this, &MainWindow::reloadCatalog);
+    connect(m_suitesPage, &SuitesPage::catalogChanged, this, &MainWindow::reloadCatalog);
     connect(m_placeholder, &PlaceholderPage::openRequested, this, &MainWindow::openDatabaseDialog);
     connect(m_scopeBox, &QComboBox::activated, this,
             [this](int row) { setRunScope(m_scopeModel->runIdAt(row)); });
@@ -153,7 +159,7 @@ void MainWindow::createActions()
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
     const std::array<QString, PageCount> names = {tr("Runs"), tr("Results"), tr("Leaderboard"),
                                                   tr("Attempt"), tr("Plots"), tr("Compare"),
-                                                  tr("Monitor"), tr("Providers")};
+                                                  tr("Monitor"), tr("Providers"), tr("Suites")};
     for (int page = 0; page < PageCount; ++page) {
         auto* action = new QAction(names[static_cast<std::size_t>(page)], this);
         action->setCheckable(true);
@@ -193,6 +199,7 @@ void MainWindow::openDatabase(const QString& path)
     m_databasePath = path;
     m_attemptPage->setDatabasePath(path);
     m_providersPage->setDatabasePath(path);
+    m_suitesPage->setDatabasePath(path);
     m_monitorPage->setDatabasePath(path);
     m_status->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
     setWindowTitle(tr("%1 — KernelBench Studio").arg(QFileInfo(path).fileName()));
@@ -312,7 +319,7 @@ void MainWindow::showAttempt(db::Id attemptId)
 
 bool MainWindow::pageNeedsRuns(Page page)
 {
-    return page != ProvidersPageIndex && page != MonitorPageIndex;
+    return page != ProvidersPageIndex && page != MonitorPageIndex && page != SuitesPageIndex;
 }
 
 void MainWindow::updateOuter()
@@ -366,6 +373,7 @@ void MainWindow::saveSettings() const
     m_comparePage->saveState(settings);
     m_providersPage->saveState(settings);
     m_monitorPage->saveState(settings);
+    m_suitesPage->saveState(settings);
 }
 
 void MainWindow::restoreSettings()
@@ -381,6 +389,7 @@ void MainWindow::restoreSettings()
     m_comparePage->restoreState(settings);
     m_providersPage->restoreState(settings);
     m_monitorPage->restoreState(settings);
+    m_suitesPage->restoreState(settings);
     const int page = settings.value(QStringLiteral("window/page"), int(RunsPageIndex)).toInt();
     // the attempt page is empty after a start
     showPage(page >= 0 && page < PageCount && page != AttemptPageIndex ? static_cast<Page>(page) : RunsPageIndex);

@@ -26,6 +26,7 @@ class AttemptDetailPage;
 class ComparePage;
 class MonitorPage;
 class ProvidersPage;
+class SuitesPage;
 class LeaderboardPage;
 class PlaceholderPage;
 class PlotsPage;
@@ -45,6 +46,7 @@ public:
         ComparePageIndex,
         MonitorPageIndex,
         ProvidersPageIndex,
+        SuitesPageIndex,
         PageCount
     };
 
@@ -74,6 +76,7 @@ public:
     ComparePage* comparePage() const { return m_comparePage; }
     ProvidersPage* providersPage() const { return m_providersPage; }
     MonitorPage* monitorPage() const { return m_monitorPage; }
+    SuitesPage* suitesPage() const { return m_suitesPage; }
     CatalogPtr catalog() const { return m_catalog; }
     bool isLoadingCatalog() const { return m_catalogLoader->isLoading(); }
     PlaceholderPage* placeholder() const { return m_placeholder; }
@@ -129,6 +132,7 @@ private:
     ComparePage* m_comparePage;
     ProvidersPage* m_providersPage;
     MonitorPage* m_monitorPage;
+    SuitesPage* m_suitesPage;
     RunScopeModel* m_scopeModel;
     QComboBox* m_scopeBox;
     QLabel* m_status;
