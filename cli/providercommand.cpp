@@ -1,13 +1,11 @@
 #include "providercommand.h"
 
 #include "clioptions.h"
-
 #include "core/error.h"
-#include "generation/providerclients.h"
-#include "providers/chatprovider.h"
-
 #include "db/catalogrepository.h"
 #include "db/database.h"
+#include "generation/providerclients.h"
+#include "providers/chatprovider.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -17,48 +15,48 @@
 #include <QJsonObject>
 #include <QTextStream>
 #include <QTimer>
-
 #include <cstdio>
 
 namespace kb::cli {
 namespace {
 
-QString q(const std::string& s)
-{
+QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QCommandLineOption dbOption()
-{
+QCommandLineOption dbOption() {
     return {QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")};
 }
 
-std::optional<db::ProviderRow> providerNamed(db::CatalogRepository& catalog, const QString& name)
-{
+std::optional<db::ProviderRow> providerNamed(db::CatalogRepository& catalog, const QString& name) {
     for (const auto& p : catalog.providers())
         if (q(p.name) == name)
             return p;
     return std::nullopt;
 }
 
-int addProvider(QCommandLineParser& p)
-{
+int addProvider(QCommandLineParser& p) {
     const QString name = p.value(QStringLiteral("name"));
     const QString kind = p.value(QStringLiteral("kind"));
     const QString baseUrl = p.value(QStringLiteral("base-url"));
     if (name.isEmpty())
         return fail(QStringLiteral("--name is required"), 2);
-    if (kind != QLatin1String("openai") && kind != QLatin1String("anthropic") && kind != QLatin1String("replay"))
+    if (kind != QLatin1String("openai") && kind != QLatin1String("anthropic") &&
+        kind != QLatin1String("replay"))
         return fail(QStringLiteral("--kind must be openai, anthropic or replay"), 2);
     QJsonObject settings;
     if (kind == QLatin1String("replay")) {
         if (!p.isSet(QStringLiteral("transcript")))
             return fail(QStringLiteral("a replay provider needs --transcript FILE"), 2);
-        settings.insert(QStringLiteral("transcript"), QFileInfo(p.value(QStringLiteral("transcript"))).absoluteFilePath());
+        settings.insert(QStringLiteral("transcript"),
+                        QFileInfo(p.value(QStringLiteral("transcript"))).absoluteFilePath());
     } else {
         const QUrl url(baseUrl);
-        if (baseUrl.isEmpty() || !url.isValid() || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
-            return fail(QStringLiteral("--base-url must be an http(s) URL (OpenAI-compatible: ending in /v1)"), 2);
+        if (baseUrl.isEmpty() || !url.isValid() ||
+            (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
+            return fail(QStringLiteral(
+                            "--base-url must be an http(s) URL (OpenAI-compatible: ending in /v1)"),
+                        2);
     }
     for (const char* key : {"max-concurrent", "token-budget", "timeout-ms"}) {
         const QString opt = QString::fromLatin1(key);
@@ -75,7 +73,8 @@ int addProvider(QCommandLineParser& p)
         const QString var = p.value(QStringLiteral("key-env"));
         key = qEnvironmentVariable(var.toUtf8().constData());
         if (key.isEmpty())
-            return fail(QStringLiteral("the environment variable %1 is empty or not set").arg(var), 2);
+            return fail(QStringLiteral("the environment variable %1 is empty or not set").arg(var),
+                        2);
     } else if (p.isSet(QStringLiteral("key-stdin"))) {
         QTextStream in(stdin);
         key = in.readLine().trimmed();
@@ -95,14 +94,14 @@ int addProvider(QCommandLineParser& p)
         auto store = engine::defaultKeyStore();
         QString why;
         if (!store->writeKey(name, key, &why))
-            return fail(QStringLiteral("cannot store the key in %1: %2").arg(store->describe(), why));
+            return fail(
+                QStringLiteral("cannot store the key in %1: %2").arg(store->describe(), why));
         out(QStringLiteral("key stored in %1\n").arg(store->describe()));
     }
     return 0;
 }
 
-int listProviders(QCommandLineParser& p)
-{
+int listProviders(QCommandLineParser& p) {
     db::Database database(databasePath(p).toStdString(), db::Database::Access::ReadOnly);
     db::CatalogRepository catalog(database.connection());
     const auto models = catalog.models();
@@ -113,7 +112,8 @@ int listProviders(QCommandLineParser& p)
             keyState = QStringLiteral("offline, not a model");
         else if (keys->readKey(q(prov.name)))
             keyState = QStringLiteral("key in %1").arg(keys->describe());
-        out(QStringLiteral("%1  [%2]  %3  (%4)\n").arg(q(prov.name), q(prov.kind), q(prov.baseUrl), keyState));
+        out(QStringLiteral("%1  [%2]  %3  (%4)\n")
+                .arg(q(prov.name), q(prov.kind), q(prov.baseUrl), keyState));
         for (const auto& m : models) {
             if (m.providerId != prov.id)
                 continue;
@@ -128,8 +128,7 @@ int listProviders(QCommandLineParser& p)
     return 0;
 }
 
-int testProvider(QCommandLineParser& p, const QString& name)
-{
+int testProvider(QCommandLineParser& p, const QString& name) {
     db::Database database(databasePath(p).toStdString(), db::Database::Access::ReadOnly);
     db::CatalogRepository catalog(database.connection());
     const auto row = providerNamed(catalog, name);
@@ -141,7 +140,10 @@ int testProvider(QCommandLineParser& p, const QString& name)
         if (model.isEmpty() && m.providerId == row->id)
             model = q(m.name);
     if (model.isEmpty())
-        return fail(QStringLiteral("provider '%1' has no model; add one with model add, or pass --model").arg(name), 2);
+        return fail(
+            QStringLiteral("provider '%1' has no model; add one with model add, or pass --model")
+                .arg(name),
+            2);
     auto keys = engine::defaultKeyStore();
     QString why;
     auto config = engine::providerConfig(*row, models, keys.get(), &why);
@@ -151,54 +153,77 @@ int testProvider(QCommandLineParser& p, const QString& name)
     QEventLoop loop;
     int code = 1;
     const quint64 id = provider.testConnection(model);
-    QObject::connect(&provider, &engine::ChatProvider::connectionTested, &loop,
-                     [&](quint64 rid, const engine::ConnectionReport& r) {
+    QObject::connect(
+        &provider, &engine::ChatProvider::connectionTested, &loop,
+        [&](quint64 rid, const engine::ConnectionReport& r) {
+            if (rid != id)
+                return;
+            out(QStringLiteral("models listed: %1%2\n")
+                    .arg(r.models.size())
+                    .arg(r.modelListed ? QStringLiteral(" (including %1)").arg(model)
+                                       : QStringLiteral(" (%1 is not among them)").arg(model)));
+            out(QStringLiteral(
+                    "one-token request to %1: ok, %2 ms, %3 input / %4 output tokens, reply '%5'\n")
+                    .arg(model)
+                    .arg(r.reply.latencyMs, 0, 'f', 0)
+                    .arg(r.reply.usage.inputTokens)
+                    .arg(r.reply.usage.outputTokens)
+                    .arg(r.reply.content.left(40)));
+            code = 0;
+            loop.quit();
+        });
+    QObject::connect(&provider, &engine::ChatClient::failed, &loop,
+                     [&](quint64 rid, const engine::ProviderError& e) {
                          if (rid != id)
                              return;
-                         out(QStringLiteral("models listed: %1%2\n")
-                                 .arg(r.models.size())
-                                 .arg(r.modelListed ? QStringLiteral(" (including %1)").arg(model)
-                                                    : QStringLiteral(" (%1 is not among them)").arg(model)));
-                         out(QStringLiteral("one-token request to %1: ok, %2 ms, %3 input / %4 output tokens, reply '%5'\n")
-                                 .arg(model)
-                                 .arg(r.reply.latencyMs, 0, 'f', 0)
-                                 .arg(r.reply.usage.inputTokens)
-                                 .arg(r.reply.usage.outputTokens)
-                                 .arg(r.reply.content.left(40)));
-                         code = 0;
+                         QTextStream(stderr) << "error: " << e.message << '\n';
                          loop.quit();
                      });
-    QObject::connect(&provider, &engine::ChatClient::failed, &loop, [&](quint64 rid, const engine::ProviderError& e) {
-        if (rid != id)
-            return;
-        QTextStream(stderr) << "error: " << e.message << '\n';
-        loop.quit();
-    });
     loop.exec();
     return code;
 }
 
 } // namespace
 
-int providerCommand(const QStringList& args)
-{
+int providerCommand(const QStringList& args) {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral(
-        "provider add --name N --kind openai|anthropic|replay --base-url URL [--key-env VAR | --key-stdin]\n"
-        "provider list\n"
-        "provider test NAME [--model M]: lists the models (/v1/models) and sends a one-token request.\n"
-        "Keys go to the OS keychain or the 0600 key file ($KBSTUDIO_CONFIG_DIR/keys.json), never the database."));
+    p.setApplicationDescription(
+        QStringLiteral("provider add --name N --kind openai|anthropic|replay --base-url URL "
+                       "[--key-env VAR | --key-stdin]\n"
+                       "provider list\n"
+                       "provider test NAME [--model M]: lists the models (/v1/models) and sends a "
+                       "one-token request.\n"
+                       "Keys go to the OS keychain or the 0600 key file "
+                       "($KBSTUDIO_CONFIG_DIR/keys.json), never the database."));
     p.addOption(dbOption());
     p.addOption({QStringLiteral("name"), QStringLiteral("Provider name."), QStringLiteral("NAME")});
-    p.addOption({QStringLiteral("kind"), QStringLiteral("openai (any OpenAI-compatible server), anthropic or replay."), QStringLiteral("KIND")});
-    p.addOption({QStringLiteral("base-url"), QStringLiteral("Base URL (OpenAI-compatible: ending in /v1; Anthropic: https://api.anthropic.com)."), QStringLiteral("URL")});
-    p.addOption({QStringLiteral("key-env"), QStringLiteral("Read the API key from this environment variable."), QStringLiteral("VAR")});
-    p.addOption({QStringLiteral("key-stdin"), QStringLiteral("Read the API key from the first line of standard input.")});
-    p.addOption({QStringLiteral("max-concurrent"), QStringLiteral("Requests at once (default 4; 0: no limit)."), QStringLiteral("N")});
-    p.addOption({QStringLiteral("token-budget"), QStringLiteral("Tokens one session may spend (0: no limit)."), QStringLiteral("N")});
-    p.addOption({QStringLiteral("timeout-ms"), QStringLiteral("Silence after which a request fails."), QStringLiteral("MS")});
-    p.addOption({QStringLiteral("transcript"), QStringLiteral("replay: the transcript file to re-serve."), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("model"), QStringLiteral("test: the model to ask (default: the provider's first)."), QStringLiteral("M")});
+    p.addOption({QStringLiteral("kind"),
+                 QStringLiteral("openai (any OpenAI-compatible server), anthropic or replay."),
+                 QStringLiteral("KIND")});
+    p.addOption(
+        {QStringLiteral("base-url"),
+         QStringLiteral(
+             "Base URL (OpenAI-compatible: ending in /v1; Anthropic: https://api.anthropic.com)."),
+         QStringLiteral("URL")});
+    p.addOption({QStringLiteral("key-env"),
+                 QStringLiteral("Read the API key from this environment variable."),
+                 QStringLiteral("VAR")});
+    p.addOption({QStringLiteral("key-stdin"),
+                 QStringLiteral("Read the API key from the first line of standard input.")});
+    p.addOption({QStringLiteral("max-concurrent"),
+                 QStringLiteral("Requests at once (default 4; 0: no limit)."),
+                 QStringLiteral("N")});
+    p.addOption({QStringLiteral("token-budget"),
+                 QStringLiteral("Tokens one session may spend (0: no limit)."),
+                 QStringLiteral("N")});
+    p.addOption({QStringLiteral("timeout-ms"),
+                 QStringLiteral("Silence after which a request fails."), QStringLiteral("MS")});
+    p.addOption({QStringLiteral("transcript"),
+                 QStringLiteral("replay: the transcript file to re-serve."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("model"),
+                 QStringLiteral("test: the model to ask (default: the provider's first)."),
+                 QStringLiteral("M")});
     p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("add, list or test"));
     int code = 0;
     if (!parseCommandLine(p, args, QStringLiteral("provider"), code))
@@ -219,25 +244,35 @@ int providerCommand(const QStringList& args)
     return fail(QStringLiteral("usage: kbstudio-cli provider add|list|test NAME (see --help)"), 2);
 }
 
-int modelCommand(const QStringList& args)
-{
+int modelCommand(const QStringList& args) {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("model add --provider P --name M [--label L] [--price-in X --price-out Y]: "
-                                               "register a model of a provider; prices in US$ per million tokens."));
+    p.setApplicationDescription(
+        QStringLiteral("model add --provider P --name M [--label L] [--price-in X --price-out Y]: "
+                       "register a model of a provider; prices in US$ per million tokens."));
     p.addOption(dbOption());
-    p.addOption({QStringLiteral("provider"), QStringLiteral("Provider name."), QStringLiteral("P")});
-    p.addOption({QStringLiteral("name"), QStringLiteral("Model name as the provider knows it."), QStringLiteral("M")});
+    p.addOption(
+        {QStringLiteral("provider"), QStringLiteral("Provider name."), QStringLiteral("P")});
+    p.addOption({QStringLiteral("name"), QStringLiteral("Model name as the provider knows it."),
+                 QStringLiteral("M")});
     p.addOption({QStringLiteral("label"), QStringLiteral("Display name."), QStringLiteral("L")});
-    p.addOption({QStringLiteral("price-in"), QStringLiteral("US$ per million input tokens."), QStringLiteral("X")});
-    p.addOption({QStringLiteral("price-out"), QStringLiteral("US$ per million output tokens."), QStringLiteral("Y")});
-    p.addOption({QStringLiteral("price-cache-read"), QStringLiteral("US$ per million cached input tokens read."), QStringLiteral("X")});
-    p.addOption({QStringLiteral("price-cache-write"), QStringLiteral("US$ per million input tokens written to the cache."), QStringLiteral("X")});
+    p.addOption({QStringLiteral("price-in"), QStringLiteral("US$ per million input tokens."),
+                 QStringLiteral("X")});
+    p.addOption({QStringLiteral("price-out"), QStringLiteral("US$ per million output tokens."),
+                 QStringLiteral("Y")});
+    p.addOption({QStringLiteral("price-cache-read"),
+                 QStringLiteral("US$ per million cached input tokens read."), QStringLiteral("X")});
+    p.addOption({QStringLiteral("price-cache-write"),
+                 QStringLiteral("US$ per million input tokens written to the cache."),
+                 QStringLiteral("X")});
     p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("add"));
     int code = 0;
     if (!parseCommandLine(p, args, QStringLiteral("model"), code))
         return code;
     if (p.positionalArguments() != QStringList{QStringLiteral("add")})
-        return fail(QStringLiteral("usage: kbstudio-cli model add --provider P --name M [--price-in X --price-out Y]"), 2);
+        return fail(
+            QStringLiteral(
+                "usage: kbstudio-cli model add --provider P --name M [--price-in X --price-out Y]"),
+            2);
     if (p.value(QStringLiteral("provider")).isEmpty() || p.value(QStringLiteral("name")).isEmpty())
         return fail(QStringLiteral("--provider and --name are required"), 2);
     auto price = [&p](const char* opt, std::optional<double>* outValue) {
@@ -253,15 +288,16 @@ int modelCommand(const QStringList& args)
     };
     db::ModelRow m;
     std::optional<double> cacheRead, cacheWrite;
-    if (!price("price-in", &m.priceInPerMTok) || !price("price-out", &m.priceOutPerMTok)
-        || !price("price-cache-read", &cacheRead) || !price("price-cache-write", &cacheWrite))
+    if (!price("price-in", &m.priceInPerMTok) || !price("price-out", &m.priceOutPerMTok) ||
+        !price("price-cache-read", &cacheRead) || !price("price-cache-write", &cacheWrite))
         return fail(QStringLiteral("prices must be numbers >= 0"), 2);
     try {
         db::Database database(databasePath(p).toStdString());
         db::CatalogRepository catalog(database.connection());
         const auto prov = providerNamed(catalog, p.value(QStringLiteral("provider")));
         if (!prov)
-            return fail(QStringLiteral("no provider named '%1'; add it first with provider add").arg(p.value(QStringLiteral("provider"))));
+            return fail(QStringLiteral("no provider named '%1'; add it first with provider add")
+                            .arg(p.value(QStringLiteral("provider"))));
         m.providerId = prov->id;
         m.name = p.value(QStringLiteral("name")).toStdString();
         m.label = p.value(QStringLiteral("label")).toStdString();
@@ -272,7 +308,8 @@ int modelCommand(const QStringList& args)
             settings.insert(QStringLiteral("price_cache_write"), *cacheWrite);
         m.settingsJson = QJsonDocument(settings).toJson(QJsonDocument::Compact).toStdString();
         catalog.upsertModel(m);
-        out(QStringLiteral("model '%1' of provider '%2' registered\n").arg(q(m.name), q(prov->name)));
+        out(QStringLiteral("model '%1' of provider '%2' registered\n")
+                .arg(q(m.name), q(prov->name)));
         return 0;
     } catch (const db::Error& e) {
         return fail(QString::fromUtf8(e.what()));

@@ -2,11 +2,10 @@
 
 #include "agenttools.h"
 #include "commandrunner.h"
-#include "feedback.h"
-#include "turnrecord.h"
-
 #include "core/hashing.h"
+#include "feedback.h"
 #include "providers/redaction.h"
+#include "turnrecord.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -14,8 +13,7 @@
 
 namespace kb::engine {
 namespace {
-qint64 nowMs()
-{
+qint64 nowMs() {
     return QDateTime::currentMSecsSinceEpoch();
 }
 } // namespace
@@ -26,27 +24,28 @@ AgentSession::AgentSession(GenerationContext context, ChatClient* client, QObjec
     , m_exchange(new ChatExchange(client, m_ctx.settings, this))
     , m_harness(new HarnessTool(m_ctx, m_workspace.root(), this))
     , m_commands(new CommandRunner(m_workspace.root(), m_ctx.settings.commandTimeoutSeconds, this))
-    , m_tools(agentToolDefinitions())
-{
+    , m_tools(agentToolDefinitions()) {
     connect(m_exchange, &ChatExchange::answered, this, &AgentSession::onAnswered);
     connect(m_exchange, &ChatExchange::callFailed, this, &AgentSession::onCallFailed);
     connect(m_harness, &HarnessTool::finished, this, &AgentSession::onHarnessResult);
-    connect(m_commands, &CommandRunner::finished, this,
-            [this](const ToolOutput& out) { toolDone(out, static_cast<double>(nowMs() - m_toolStartMs) / 1000.0); });
+    connect(m_commands, &CommandRunner::finished, this, [this](const ToolOutput& out) {
+        toolDone(out, static_cast<double>(nowMs() - m_toolStartMs) / 1000.0);
+    });
 }
 
-void AgentSession::start()
-{
+void AgentSession::start() {
     if (!m_workspace.write(QStringLiteral("model.py"), m_ctx.taskSource.toUtf8())) {
-        emitNoCandidateLater(QStringLiteral("cannot create the agent's workspace under %1").arg(m_workspace.root()));
+        emitNoCandidateLater(
+            QStringLiteral("cannot create the agent's workspace under %1").arg(m_workspace.root()));
         return;
     }
-    m_messages = {ChatMessage::system(agentSystemPrompt(m_ctx)), ChatMessage::user(agentTaskPrompt(m_ctx))};
+    m_messages = {ChatMessage::system(agentSystemPrompt(m_ctx)),
+                  ChatMessage::user(agentTaskPrompt(m_ctx))};
     ask();
 }
 
-int AgentSession::applyContextBudget(QList<ChatMessage>& messages, qint64 budgetChars, int keepRecent)
-{
+int AgentSession::applyContextBudget(QList<ChatMessage>& messages, qint64 budgetChars,
+                                     int keepRecent) {
     auto total = [&messages] {
         qint64 n = 0;
         for (const auto& m : std::as_const(messages)) {
@@ -62,7 +61,9 @@ int AgentSession::applyContextBudget(QList<ChatMessage>& messages, qint64 budget
         ChatMessage& m = messages[i];
         if (m.role != ChatRole::Tool || m.content.size() <= 200)
             continue;
-        m.content = QStringLiteral("[older tool output removed to fit the context budget: %1 characters]").arg(m.content.size());
+        m.content =
+            QStringLiteral("[older tool output removed to fit the context budget: %1 characters]")
+                .arg(m.content.size());
         ++shortened;
     }
     // Then the long arguments of old tool calls (whole files written): the call stays valid
@@ -74,7 +75,9 @@ int AgentSession::applyContextBudget(QList<ChatMessage>& messages, qint64 budget
             QJsonObject args = QJsonDocument::fromJson(c.argumentsJson.toUtf8()).object();
             for (auto it = args.begin(); it != args.end(); ++it) {
                 if (it.value().isString() && it.value().toString().size() > 200)
-                    it.value() = QStringLiteral("[removed to fit the context budget: %1 characters]").arg(it.value().toString().size());
+                    it.value() =
+                        QStringLiteral("[removed to fit the context budget: %1 characters]")
+                            .arg(it.value().toString().size());
             }
             c.argumentsJson = QString::fromUtf8(QJsonDocument(args).toJson(QJsonDocument::Compact));
             ++shortened;
@@ -83,8 +86,7 @@ int AgentSession::applyContextBudget(QList<ChatMessage>& messages, qint64 budget
     return shortened;
 }
 
-void AgentSession::ask()
-{
+void AgentSession::ask() {
     if (m_calls >= m_ctx.settings.maxTurns) {
         finish(QStringLiteral("the turn budget (%1) is spent").arg(m_ctx.settings.maxTurns));
         return;
@@ -92,7 +94,9 @@ void AgentSession::ask()
     ++m_calls;
     const int cut = applyContextBudget(m_messages, m_ctx.settings.contextBudgetChars);
     if (cut > 0)
-        log(QStringLiteral("attempt %1: %2 old tool output(s) shortened to fit the context budget").arg(m_ctx.attemptId).arg(cut));
+        log(QStringLiteral("attempt %1: %2 old tool output(s) shortened to fit the context budget")
+                .arg(m_ctx.attemptId)
+                .arg(cut));
     ChatRequest r;
     r.model = m_ctx.model;
     r.messages = m_messages;
@@ -103,9 +107,10 @@ void AgentSession::ask()
     m_exchange->send(r);
 }
 
-void AgentSession::onCallFailed(const ChatRequest& sent, const ProviderError& error, bool willRetry)
-{
-    TurnContext tc{m_ctx.attemptId, takeTurnIndex(), m_calls == 1 ? QStringLiteral("generation") : QStringLiteral("tool"),
+void AgentSession::onCallFailed(const ChatRequest& sent, const ProviderError& error,
+                                bool willRetry) {
+    TurnContext tc{m_ctx.attemptId, takeTurnIndex(),
+                   m_calls == 1 ? QStringLiteral("generation") : QStringLiteral("tool"),
                    m_ctx.secrets};
     store(turnFromError(tc, sent, error));
     if (willRetry)
@@ -118,15 +123,17 @@ void AgentSession::onCallFailed(const ChatRequest& sent, const ProviderError& er
     Q_EMIT noCandidate(QStringLiteral("provider error: %1").arg(error.message), false);
 }
 
-void AgentSession::onAnswered(const ChatRequest& sent, const ChatResponse& response)
-{
-    TurnContext tc{m_ctx.attemptId, takeTurnIndex(), m_calls == 1 ? QStringLiteral("generation") : QStringLiteral("tool"),
+void AgentSession::onAnswered(const ChatRequest& sent, const ChatResponse& response) {
+    TurnContext tc{m_ctx.attemptId, takeTurnIndex(),
+                   m_calls == 1 ? QStringLiteral("generation") : QStringLiteral("tool"),
                    m_ctx.secrets};
     m_pendingTurn = turnFromResponse(tc, sent, response);
     m_messages.append(ChatMessage::fromResponse(response));
-    if (response.stopReason == StopReason::Refusal || response.stopReason == StopReason::ContentFilter) {
+    if (response.stopReason == StopReason::Refusal ||
+        response.stopReason == StopReason::ContentFilter) {
         storePendingTurn();
-        const QString why = response.refusal.isEmpty() ? response.content.trimmed() : response.refusal;
+        const QString why =
+            response.refusal.isEmpty() ? response.content.trimmed() : response.refusal;
         Q_EMIT noCandidate(QStringLiteral("the model refused: %1").arg(why.left(500)), true);
         return;
     }
@@ -141,8 +148,7 @@ void AgentSession::onAnswered(const ChatRequest& sent, const ChatResponse& respo
     runNextTool();
 }
 
-void AgentSession::runNextTool()
-{
+void AgentSession::runNextTool() {
     if (m_nextCall >= m_pendingCalls.size()) {
         storePendingTurn();
         if (m_targetReached) {
@@ -157,7 +163,8 @@ void AgentSession::runNextTool()
     QString why;
     const QJsonObject args = call.arguments(&why);
     if (!why.isEmpty()) {
-        toolDone({QStringLiteral("the arguments are not a valid JSON object: %1").arg(why), true}, 0);
+        toolDone({QStringLiteral("the arguments are not a valid JSON object: %1").arg(why), true},
+                 0);
         return;
     }
     const QString& name = call.name;
@@ -175,7 +182,8 @@ void AgentSession::runNextTool()
     else if (name == QLatin1String("run_command")) {
         m_commands->run(args.value(QStringLiteral("command")).toString());
         return;
-    } else if (name == QLatin1String("build") || name == QLatin1String("verify") || name == QLatin1String("profile")) {
+    } else if (name == QLatin1String("build") || name == QLatin1String("verify") ||
+               name == QLatin1String("profile")) {
         m_harness->run(name == QLatin1String("build")    ? HarnessToolKind::Build
                        : name == QLatin1String("verify") ? HarnessToolKind::Verify
                                                          : HarnessToolKind::Profile);
@@ -185,12 +193,12 @@ void AgentSession::runNextTool()
     }
     // Synchronous tools answer through the event loop too, so a long chain of them never
     // recurses.
-    QMetaObject::invokeMethod(this, [this, out] { toolDone(out, static_cast<double>(nowMs() - m_toolStartMs) / 1000.0); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, out] { toolDone(out, static_cast<double>(nowMs() - m_toolStartMs) / 1000.0); },
+        Qt::QueuedConnection);
 }
 
-void AgentSession::onHarnessResult(const HarnessToolResult& result)
-{
+void AgentSession::onHarnessResult(const HarnessToolResult& result) {
     if (result.record) {
         const bool correct = result.record->evaluation.verdict == "correct";
         m_verified.insert(result.codeHash, correct);
@@ -204,8 +212,7 @@ void AgentSession::onHarnessResult(const HarnessToolResult& result)
     toolDone(result.output, static_cast<double>(nowMs() - m_toolStartMs) / 1000.0);
 }
 
-void AgentSession::toolDone(const ToolOutput& output, double seconds)
-{
+void AgentSession::toolDone(const ToolOutput& output, double seconds) {
     if (m_finished || m_nextCall >= m_pendingCalls.size())
         return;
     const ToolCall& call = m_pendingCalls.at(m_nextCall);
@@ -220,12 +227,12 @@ void AgentSession::toolDone(const ToolOutput& output, double seconds)
     runNextTool();
 }
 
-void AgentSession::storePendingTurn()
-{
+void AgentSession::storePendingTurn() {
     if (!m_pendingTurn)
         return;
     if (!m_callResults.isEmpty()) {
-        const QString json = QString::fromUtf8(QJsonDocument(m_callResults).toJson(QJsonDocument::Compact));
+        const QString json =
+            QString::fromUtf8(QJsonDocument(m_callResults).toJson(QJsonDocument::Compact));
         m_pendingTurn->toolCallsJson = redactSecrets(json, m_ctx.secrets).toStdString();
     }
     store(*m_pendingTurn);
@@ -233,12 +240,14 @@ void AgentSession::storePendingTurn()
     m_callResults = QJsonArray();
 }
 
-void AgentSession::finish(const QString& why)
-{
+void AgentSession::finish(const QString& why) {
     if (m_finished)
         return;
     m_finished = true;
-    log(QStringLiteral("attempt %1: agent stopped after %2 turn(s): %3").arg(m_ctx.attemptId).arg(m_calls).arg(why));
+    log(QStringLiteral("attempt %1: agent stopped after %2 turn(s): %3")
+            .arg(m_ctx.attemptId)
+            .arg(m_calls)
+            .arg(why));
     markCandidateTurn(std::max(m_ctx.firstTurnIndex, nextTurnIndex() - 1));
     const auto current = m_workspace.read(QStringLiteral("model_new.py"));
     // A final edit that verified as wrong does not replace the best correct version.

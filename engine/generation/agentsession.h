@@ -26,7 +26,8 @@ public:
     // Shortens the oldest tool results, then the long arguments of old tool calls, until the
     // conversation fits `budgetChars`; the last `keepRecent` messages are never touched.
     // Returns how many were shortened.
-    static int applyContextBudget(QList<ChatMessage>& messages, qint64 budgetChars, int keepRecent = 6);
+    static int applyContextBudget(QList<ChatMessage>& messages, qint64 budgetChars,
+                                  int keepRecent = 6);
 
 private:
     void ask();

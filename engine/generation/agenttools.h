@@ -3,7 +3,6 @@
 // in its own format), and the instructions that explain the workspace and the stop rule.
 
 #include "generationsession.h"
-
 #include "providers/chattypes.h"
 
 namespace kb::engine {

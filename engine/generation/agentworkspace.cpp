@@ -13,28 +13,24 @@ constexpr qsizetype kMaxWrite = 1024 * 1024;
 constexpr int kMaxListed = 500;
 constexpr int kMaxMatches = 200;
 
-ToolOutput error(const QString& text)
-{
+ToolOutput error(const QString& text) {
     return {text, true};
 }
 
-QString arg(const QJsonObject& args, const char* key)
-{
+QString arg(const QJsonObject& args, const char* key) {
     return args.value(QLatin1String(key)).toString();
 }
 } // namespace
 
 AgentWorkspace::AgentWorkspace(QString root)
-    : m_root(QDir(root).absolutePath())
-{
+    : m_root(QDir(root).absolutePath()) {
     QDir().mkpath(m_root);
     const QString canonical = QFileInfo(m_root).canonicalFilePath();
     if (!canonical.isEmpty())
         m_root = canonical;
 }
 
-QString AgentWorkspace::resolve(const QString& relative, QString* why) const
-{
+QString AgentWorkspace::resolve(const QString& relative, QString* why) const {
     QString rel = relative.trimmed();
     if (rel.isEmpty())
         rel = QStringLiteral(".");
@@ -42,7 +38,8 @@ QString AgentWorkspace::resolve(const QString& relative, QString* why) const
         if (rel == m_root || rel.startsWith(m_root + QLatin1Char('/')))
             rel = rel.mid(m_root.size() + 1);
         else {
-            *why = QStringLiteral("'%1' is outside the workspace; use paths relative to it").arg(relative);
+            *why = QStringLiteral("'%1' is outside the workspace; use paths relative to it")
+                       .arg(relative);
             return {};
         }
     }
@@ -57,15 +54,15 @@ QString AgentWorkspace::resolve(const QString& relative, QString* why) const
     while (!QFileInfo::exists(existing) && existing != m_root)
         existing = QFileInfo(existing).absolutePath();
     const QString canonical = QFileInfo(existing).canonicalFilePath();
-    if (!canonical.isEmpty() && canonical != m_root && !canonical.startsWith(m_root + QLatin1Char('/'))) {
+    if (!canonical.isEmpty() && canonical != m_root &&
+        !canonical.startsWith(m_root + QLatin1Char('/'))) {
         *why = QStringLiteral("'%1' leads outside the workspace").arg(relative);
         return {};
     }
     return path;
 }
 
-ToolOutput AgentWorkspace::listFiles(const QJsonObject& args) const
-{
+ToolOutput AgentWorkspace::listFiles(const QJsonObject& args) const {
     QString why;
     const QString dir = resolve(arg(args, "path"), &why);
     if (dir.isEmpty())
@@ -73,21 +70,23 @@ ToolOutput AgentWorkspace::listFiles(const QJsonObject& args) const
     if (!QFileInfo(dir).isDir())
         return error(QStringLiteral("'%1' is not a folder").arg(arg(args, "path")));
     QStringList lines;
-    QDirIterator it(dir, QDir::Files | QDir::NoDotAndDotDot | QDir::Hidden, QDirIterator::Subdirectories);
+    QDirIterator it(dir, QDir::Files | QDir::NoDotAndDotDot | QDir::Hidden,
+                    QDirIterator::Subdirectories);
     while (it.hasNext()) {
         it.next();
         if (lines.size() >= kMaxListed) {
             lines << QStringLiteral("[... more files left out]");
             break;
         }
-        lines << QStringLiteral("%1  (%2 bytes)").arg(QDir(m_root).relativeFilePath(it.filePath())).arg(it.fileInfo().size());
+        lines << QStringLiteral("%1  (%2 bytes)")
+                     .arg(QDir(m_root).relativeFilePath(it.filePath()))
+                     .arg(it.fileInfo().size());
     }
     lines.sort();
     return {lines.isEmpty() ? QStringLiteral("(no files)") : lines.join(QLatin1Char('\n')), false};
 }
 
-ToolOutput AgentWorkspace::readFile(const QJsonObject& args) const
-{
+ToolOutput AgentWorkspace::readFile(const QJsonObject& args) const {
     QString why;
     const QString path = resolve(arg(args, "path"), &why);
     if (path.isEmpty())
@@ -104,12 +103,13 @@ ToolOutput AgentWorkspace::readFile(const QJsonObject& args) const
         text = lines.join(QLatin1Char('\n'));
     }
     if (text.size() > kMaxRead)
-        text = text.left(kMaxRead) + QStringLiteral("\n[... cut at %1 characters; read on with offset/limit]").arg(kMaxRead);
+        text =
+            text.left(kMaxRead) +
+            QStringLiteral("\n[... cut at %1 characters; read on with offset/limit]").arg(kMaxRead);
     return {text, false};
 }
 
-ToolOutput AgentWorkspace::writeFile(const QJsonObject& args) const
-{
+ToolOutput AgentWorkspace::writeFile(const QJsonObject& args) const {
     QString why;
     const QString path = resolve(arg(args, "path"), &why);
     if (path.isEmpty())
@@ -122,12 +122,15 @@ ToolOutput AgentWorkspace::writeFile(const QJsonObject& args) const
     QDir().mkpath(QFileInfo(path).absolutePath());
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes) != bytes.size())
-        return error(QStringLiteral("cannot write '%1': %2").arg(arg(args, "path"), f.errorString()));
-    return {QStringLiteral("wrote %1 bytes to %2").arg(bytes.size()).arg(QDir(m_root).relativeFilePath(path)), false};
+        return error(
+            QStringLiteral("cannot write '%1': %2").arg(arg(args, "path"), f.errorString()));
+    return {QStringLiteral("wrote %1 bytes to %2")
+                .arg(bytes.size())
+                .arg(QDir(m_root).relativeFilePath(path)),
+            false};
 }
 
-ToolOutput AgentWorkspace::editFile(const QJsonObject& args) const
-{
+ToolOutput AgentWorkspace::editFile(const QJsonObject& args) const {
     QString why;
     const QString path = resolve(arg(args, "path"), &why);
     if (path.isEmpty())
@@ -145,15 +148,16 @@ ToolOutput AgentWorkspace::editFile(const QJsonObject& args) const
     if (count == 0)
         return error(QStringLiteral("old_string does not occur in '%1'").arg(arg(args, "path")));
     if (count > 1 && !args.value(QStringLiteral("replace_all")).toBool())
-        return error(QStringLiteral("old_string occurs %1 times; make it unique or set replace_all").arg(count));
+        return error(QStringLiteral("old_string occurs %1 times; make it unique or set replace_all")
+                         .arg(count));
     text.replace(oldText, newText);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(text.toUtf8()) < 0)
         return error(QStringLiteral("cannot write '%1'").arg(arg(args, "path")));
-    return {QStringLiteral("replaced %1 occurrence(s) in %2").arg(count).arg(arg(args, "path")), false};
+    return {QStringLiteral("replaced %1 occurrence(s) in %2").arg(count).arg(arg(args, "path")),
+            false};
 }
 
-ToolOutput AgentWorkspace::grep(const QJsonObject& args) const
-{
+ToolOutput AgentWorkspace::grep(const QJsonObject& args) const {
     const QRegularExpression re(arg(args, "pattern"));
     if (!re.isValid() || arg(args, "pattern").isEmpty())
         return error(QStringLiteral("invalid pattern: %1").arg(re.errorString()));
@@ -183,20 +187,21 @@ ToolOutput AgentWorkspace::grep(const QJsonObject& args) const
                 hits << QStringLiteral("[... more matches left out]");
                 return {hits.join(QLatin1Char('\n')), false};
             }
-            hits << QStringLiteral("%1:%2: %3").arg(QDir(m_root).relativeFilePath(file)).arg(i + 1).arg(lines.at(i).left(300));
+            hits << QStringLiteral("%1:%2: %3")
+                        .arg(QDir(m_root).relativeFilePath(file))
+                        .arg(i + 1)
+                        .arg(lines.at(i).left(300));
         }
     }
     return {hits.isEmpty() ? QStringLiteral("(no matches)") : hits.join(QLatin1Char('\n')), false};
 }
 
-bool AgentWorkspace::write(const QString& relative, const QByteArray& bytes) const
-{
+bool AgentWorkspace::write(const QString& relative, const QByteArray& bytes) const {
     QFile f(m_root + QLatin1Char('/') + relative);
     return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
 }
 
-std::optional<QString> AgentWorkspace::read(const QString& relative) const
-{
+std::optional<QString> AgentWorkspace::read(const QString& relative) const {
     QFile f(m_root + QLatin1Char('/') + relative);
     if (!f.open(QIODevice::ReadOnly))
         return std::nullopt;

@@ -5,7 +5,6 @@
 
 #include <QJsonObject>
 #include <QString>
-
 #include <optional>
 
 namespace kb::engine {

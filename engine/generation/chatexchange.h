@@ -1,11 +1,10 @@
 #pragma once
 // One model call at a time over a shared ChatClient, with the session-level retry: a transient
 // failure the transport could not retry (a stream cut mid-way after its first bytes, a lost
-// connection, a silent server) is sent again after a backoff. HTTP errors (429, 5xx, ...) were already retried by the transport, honouring
-// retry-after, and are not retried again here.
+// connection, a silent server) is sent again after a backoff. HTTP errors (429, 5xx, ...) were
+// already retried by the transport, honouring retry-after, and are not retried again here.
 
 #include "generationsettings.h"
-
 #include "providers/chatclient.h"
 #include "providers/retrypolicy.h"
 
@@ -27,7 +26,8 @@ public:
 Q_SIGNALS:
     void answered(const kb::engine::ChatRequest& sent, const kb::engine::ChatResponse& response);
     // Every failed call, also those that are retried (willRetry), so each is stored as a turn.
-    void callFailed(const kb::engine::ChatRequest& sent, const kb::engine::ProviderError& error, bool willRetry);
+    void callFailed(const kb::engine::ChatRequest& sent, const kb::engine::ProviderError& error,
+                    bool willRetry);
 
 private:
     void dispatch();

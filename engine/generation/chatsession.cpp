@@ -1,21 +1,18 @@
 #include "chatsession.h"
 
-#include "turnrecord.h"
-
 #include "providers/prompt.h"
+#include "turnrecord.h"
 
 namespace kb::engine {
 
 ChatSession::ChatSession(GenerationContext context, ChatClient* client, QObject* parent)
     : GenerationSession(std::move(context), parent)
-    , m_exchange(new ChatExchange(client, m_ctx.settings, this))
-{
+    , m_exchange(new ChatExchange(client, m_ctx.settings, this)) {
     connect(m_exchange, &ChatExchange::answered, this, &ChatSession::onAnswered);
     connect(m_exchange, &ChatExchange::callFailed, this, &ChatSession::onCallFailed);
 }
 
-void ChatSession::start()
-{
+void ChatSession::start() {
     m_messages.clear();
     // A skill chosen for a chat run goes in as its system instructions.
     if (!m_ctx.settings.skillText.isEmpty())
@@ -24,19 +21,16 @@ void ChatSession::start()
     ask(QStringLiteral("generation"));
 }
 
-bool ChatSession::canContinue() const
-{
+bool ChatSession::canContinue() const {
     return m_ctx.mode == kModeMultiTurn && m_candidates < m_ctx.settings.turns;
 }
 
-void ChatSession::continueWith(const QString& feedback)
-{
+void ChatSession::continueWith(const QString& feedback) {
     m_messages.append(ChatMessage::user(feedback));
     ask(QStringLiteral("feedback"));
 }
 
-void ChatSession::ask(const QString& role)
-{
+void ChatSession::ask(const QString& role) {
     m_role = role;
     ChatRequest r;
     r.model = m_ctx.model;
@@ -47,26 +41,30 @@ void ChatSession::ask(const QString& role)
     m_exchange->send(r);
 }
 
-void ChatSession::onAnswered(const ChatRequest& sent, const ChatResponse& response)
-{
+void ChatSession::onAnswered(const ChatRequest& sent, const ChatResponse& response) {
     TurnContext tc{m_ctx.attemptId, takeTurnIndex(), m_role, m_ctx.secrets};
     store(turnFromResponse(tc, sent, response));
     m_messages.append(ChatMessage::fromResponse(response));
-    if (response.stopReason == StopReason::Refusal || response.stopReason == StopReason::ContentFilter
-        || (!response.refusal.isEmpty() && response.content.trimmed().isEmpty())) {
-        const QString why = response.refusal.isEmpty() ? response.content.trimmed() : response.refusal;
-        Q_EMIT noCandidate(why.isEmpty() ? QStringLiteral("the model refused to answer")
-                                         : QStringLiteral("the model refused: %1").arg(why.left(500)),
+    if (response.stopReason == StopReason::Refusal ||
+        response.stopReason == StopReason::ContentFilter ||
+        (!response.refusal.isEmpty() && response.content.trimmed().isEmpty())) {
+        const QString why =
+            response.refusal.isEmpty() ? response.content.trimmed() : response.refusal;
+        Q_EMIT noCandidate(why.isEmpty()
+                               ? QStringLiteral("the model refused to answer")
+                               : QStringLiteral("the model refused: %1").arg(why.left(500)),
                            true);
         return;
     }
     const QString code = extractCandidateCode(response.content);
     if (code.trimmed().isEmpty()) {
-        Q_EMIT noCandidate(response.stopReason == StopReason::MaxTokens
-                               ? QStringLiteral("the response reached the token limit (%1) before a complete code block")
-                                     .arg(sent.maxTokens)
-                               : QStringLiteral("the response holds no code block"),
-                           false);
+        Q_EMIT noCandidate(
+            response.stopReason == StopReason::MaxTokens
+                ? QStringLiteral(
+                      "the response reached the token limit (%1) before a complete code block")
+                      .arg(sent.maxTokens)
+                : QStringLiteral("the response holds no code block"),
+            false);
         return;
     }
     ++m_candidates;
@@ -74,8 +72,8 @@ void ChatSession::onAnswered(const ChatRequest& sent, const ChatResponse& respon
     Q_EMIT candidateReady(code);
 }
 
-void ChatSession::onCallFailed(const ChatRequest& sent, const ProviderError& error, bool willRetry)
-{
+void ChatSession::onCallFailed(const ChatRequest& sent, const ProviderError& error,
+                               bool willRetry) {
     TurnContext tc{m_ctx.attemptId, takeTurnIndex(), m_role, m_ctx.secrets};
     store(turnFromError(tc, sent, error));
     if (willRetry) {

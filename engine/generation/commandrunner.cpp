@@ -4,7 +4,6 @@
 
 #include <QFileInfo>
 #include <QStandardPaths>
-
 #include <csignal>
 #include <unistd.h>
 
@@ -12,14 +11,12 @@ namespace kb::engine {
 namespace {
 constexpr int kMaxOutput = 16000;
 
-QString bwrap()
-{
+QString bwrap() {
     return QStandardPaths::findExecutable(QStringLiteral("bwrap"));
 }
 } // namespace
 
-SandboxProbe probeSandbox()
-{
+SandboxProbe probeSandbox() {
     static const SandboxProbe probe = [] {
         SandboxProbe p;
         const QString path = bwrap();
@@ -28,12 +25,14 @@ SandboxProbe probeSandbox()
             return p;
         }
         QProcess proc;
-        proc.start(path, {QStringLiteral("--ro-bind"), QStringLiteral("/"), QStringLiteral("/"), QStringLiteral("--dev"),
-                          QStringLiteral("/dev"), QStringLiteral("--proc"), QStringLiteral("/proc"),
-                          QStringLiteral("--unshare-net"), QStringLiteral("--unshare-pid"), QStringLiteral("--tmpfs"),
-                          QStringLiteral("/tmp"), QStringLiteral("--die-with-parent"), QStringLiteral("--"),
-                          QStringLiteral("/bin/true")});
-        if (!proc.waitForFinished(30000) || proc.exitStatus() != QProcess::NormalExit || proc.exitCode() != 0) {
+        proc.start(path, {QStringLiteral("--ro-bind"), QStringLiteral("/"), QStringLiteral("/"),
+                          QStringLiteral("--dev"), QStringLiteral("/dev"), QStringLiteral("--proc"),
+                          QStringLiteral("/proc"), QStringLiteral("--unshare-net"),
+                          QStringLiteral("--unshare-pid"), QStringLiteral("--tmpfs"),
+                          QStringLiteral("/tmp"), QStringLiteral("--die-with-parent"),
+                          QStringLiteral("--"), QStringLiteral("/bin/true")});
+        if (!proc.waitForFinished(30000) || proc.exitStatus() != QProcess::NormalExit ||
+            proc.exitCode() != 0) {
             proc.kill();
             p.message = QStringLiteral("bwrap failed to start a sandbox: %1")
                             .arg(QString::fromUtf8(proc.readAllStandardError()).trimmed());
@@ -49,8 +48,7 @@ SandboxProbe probeSandbox()
 CommandRunner::CommandRunner(QString workspace, int timeoutSeconds, QObject* parent)
     : QObject(parent)
     , m_workspace(std::move(workspace))
-    , m_timeoutSeconds(std::max(1, timeoutSeconds))
-{
+    , m_timeoutSeconds(std::max(1, timeoutSeconds)) {
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, [this] {
         m_timedOut = true;
@@ -58,8 +56,7 @@ CommandRunner::CommandRunner(QString workspace, int timeoutSeconds, QObject* par
     });
 }
 
-CommandRunner::~CommandRunner()
-{
+CommandRunner::~CommandRunner() {
     if (m_process && m_process->state() != QProcess::NotRunning) {
         m_process->disconnect(this);
         killGroup();
@@ -67,12 +64,14 @@ CommandRunner::~CommandRunner()
     }
 }
 
-void CommandRunner::run(const QString& command)
-{
+void CommandRunner::run(const QString& command) {
     const SandboxProbe sandbox = probeSandbox();
     if (!sandbox.ok) {
-        const ToolOutput out{QStringLiteral("run_command is not available: no sandbox (%1)").arg(sandbox.message), true};
-        QMetaObject::invokeMethod(this, [this, out] { Q_EMIT finished(out); }, Qt::QueuedConnection);
+        const ToolOutput out{
+            QStringLiteral("run_command is not available: no sandbox (%1)").arg(sandbox.message),
+            true};
+        QMetaObject::invokeMethod(
+            this, [this, out] { Q_EMIT finished(out); }, Qt::QueuedConnection);
         return;
     }
     if (m_process)
@@ -92,23 +91,40 @@ void CommandRunner::run(const QString& command)
         if (e != QProcess::FailedToStart)
             return;
         m_timer.stop();
-        Q_EMIT finished({QStringLiteral("cannot start the sandbox: %1").arg(m_process->errorString()), true});
+        Q_EMIT finished(
+            {QStringLiteral("cannot start the sandbox: %1").arg(m_process->errorString()), true});
     });
     // The workspace is bound after the private /tmp, so a workspace under /tmp stays visible.
-    const QStringList args{QStringLiteral("--ro-bind"), QStringLiteral("/"), QStringLiteral("/"),
-                           QStringLiteral("--dev"), QStringLiteral("/dev"), QStringLiteral("--proc"), QStringLiteral("/proc"),
-                           QStringLiteral("--tmpfs"), QStringLiteral("/tmp"), QStringLiteral("--bind"), m_workspace, m_workspace,
-                           QStringLiteral("--unshare-net"), QStringLiteral("--unshare-pid"), QStringLiteral("--unshare-ipc"),
-                           QStringLiteral("--die-with-parent"), QStringLiteral("--new-session"), QStringLiteral("--chdir"),
-                           m_workspace, QStringLiteral("--"), QStringLiteral("/bin/sh"), QStringLiteral("-c"), command};
+    const QStringList args{QStringLiteral("--ro-bind"),
+                           QStringLiteral("/"),
+                           QStringLiteral("/"),
+                           QStringLiteral("--dev"),
+                           QStringLiteral("/dev"),
+                           QStringLiteral("--proc"),
+                           QStringLiteral("/proc"),
+                           QStringLiteral("--tmpfs"),
+                           QStringLiteral("/tmp"),
+                           QStringLiteral("--bind"),
+                           m_workspace,
+                           m_workspace,
+                           QStringLiteral("--unshare-net"),
+                           QStringLiteral("--unshare-pid"),
+                           QStringLiteral("--unshare-ipc"),
+                           QStringLiteral("--die-with-parent"),
+                           QStringLiteral("--new-session"),
+                           QStringLiteral("--chdir"),
+                           m_workspace,
+                           QStringLiteral("--"),
+                           QStringLiteral("/bin/sh"),
+                           QStringLiteral("-c"),
+                           command};
     m_timedOut = false;
     m_clock.start();
     m_timer.start(m_timeoutSeconds * 1000);
     m_process->start(bwrap(), args);
 }
 
-void CommandRunner::killGroup()
-{
+void CommandRunner::killGroup() {
     if (!m_process)
         return;
     const qint64 pid = m_process->processId();
@@ -117,8 +133,7 @@ void CommandRunner::killGroup()
     m_process->kill();
 }
 
-void CommandRunner::onFinished(int exitCode, QProcess::ExitStatus status)
-{
+void CommandRunner::onFinished(int exitCode, QProcess::ExitStatus status) {
     m_timer.stop();
     QString text = QString::fromUtf8(m_process->readAll());
     text = trimmedTail(text, kMaxOutput);

@@ -4,14 +4,11 @@
 // reply without code). A multi-turn session can be continued with feedback on its last
 // candidate. Sessions store each model call as a turn through the context's sink.
 
+#include "db/records.h"
+#include "eval/evalsettings.h"
 #include "generationsettings.h"
 
-#include "eval/evalsettings.h"
-
-#include "db/records.h"
-
 #include <QObject>
-
 #include <functional>
 
 namespace kb::engine {
@@ -27,8 +24,8 @@ struct GenerationContext {
     QString mode = kModeOneShot;
     GenerationSettings settings;
     EvalSettings eval;
-    QString workDir;        // the attempt's folder; agents get a workspace under it
-    QString buildCacheDir;  // the harness's shared build cache (agents' build tool)
+    QString workDir;           // the attempt's folder; agents get a workspace under it
+    QString buildCacheDir;     // the harness's shared build cache (agents' build tool)
     QList<QByteArray> secrets; // the provider's key(s): redacted from everything stored
     int firstTurnIndex = 0;
     std::function<void(const db::TurnRow&)> storeTurn;

@@ -1,13 +1,11 @@
 #include "generationsettings.h"
 
-#include "skill.h"
-
 #include "core/error.h"
+#include "skill.h"
 
 namespace kb::engine {
 
-QJsonObject GenerationSettings::toJson() const
-{
+QJsonObject GenerationSettings::toJson() const {
     QJsonObject o{{QStringLiteral("turns"), turns},
                   {QStringLiteral("max_turns"), maxTurns},
                   {QStringLiteral("context_budget_chars"), static_cast<double>(contextBudgetChars)},
@@ -26,29 +24,30 @@ QJsonObject GenerationSettings::toJson() const
     return o;
 }
 
-GenerationSettings GenerationSettings::fromJson(const QJsonObject& o)
-{
+GenerationSettings GenerationSettings::fromJson(const QJsonObject& o) {
     GenerationSettings s;
     s.turns = o.value(QStringLiteral("turns")).toInt(s.turns);
     s.maxTurns = o.value(QStringLiteral("max_turns")).toInt(s.maxTurns);
-    s.contextBudgetChars = static_cast<qint64>(
-        o.value(QStringLiteral("context_budget_chars")).toDouble(static_cast<double>(s.contextBudgetChars)));
+    s.contextBudgetChars =
+        static_cast<qint64>(o.value(QStringLiteral("context_budget_chars"))
+                                .toDouble(static_cast<double>(s.contextBudgetChars)));
     s.targetSpeedup = o.value(QStringLiteral("target_speedup")).toDouble(s.targetSpeedup);
     s.maxTokens = o.value(QStringLiteral("max_tokens")).toInt(s.maxTokens);
     if (o.contains(QStringLiteral("temperature")))
         s.temperature = o.value(QStringLiteral("temperature")).toDouble();
     s.stream = o.value(QStringLiteral("stream")).toBool(s.stream);
     s.callAttempts = o.value(QStringLiteral("call_attempts")).toInt(s.callAttempts);
-    s.retryBaseDelayMs = static_cast<qint64>(
-        o.value(QStringLiteral("retry_base_delay_ms")).toDouble(static_cast<double>(s.retryBaseDelayMs)));
-    s.commandTimeoutSeconds = o.value(QStringLiteral("command_timeout_seconds")).toInt(s.commandTimeoutSeconds);
+    s.retryBaseDelayMs =
+        static_cast<qint64>(o.value(QStringLiteral("retry_base_delay_ms"))
+                                .toDouble(static_cast<double>(s.retryBaseDelayMs)));
+    s.commandTimeoutSeconds =
+        o.value(QStringLiteral("command_timeout_seconds")).toInt(s.commandTimeoutSeconds);
     s.skillName = o.value(QStringLiteral("skill")).toString();
     s.skillText = o.value(QStringLiteral("skill_text")).toString();
     return s;
 }
 
-GenerationSettings resolveGenerationSettings(const QString& mode, GenerationSettings s)
-{
+GenerationSettings resolveGenerationSettings(const QString& mode, GenerationSettings s) {
     if (mode != kModeOneShot && mode != kModeMultiTurn && mode != kModeAgent)
         throw Error(QStringLiteral("unknown mode '%1' (one-shot, multi-turn or agent)").arg(mode));
     if (s.turns < 1 || s.maxTurns < 1)

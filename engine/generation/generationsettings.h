@@ -5,7 +5,6 @@
 
 #include <QJsonObject>
 #include <QString>
-
 #include <optional>
 
 namespace kb::engine {
@@ -18,15 +17,16 @@ struct GenerationSettings {
     int turns = 3;                      // multi-turn: at most this many candidates per attempt
     int maxTurns = 200;                 // agent: at most this many model calls per attempt
     qint64 contextBudgetChars = 200000; // agent: older tool output is cut to stay under this
-    double targetSpeedup = 1.05;        // agent and multi-turn stop once this fast (vs compile, else eager)
+    double targetSpeedup =
+        1.05; // agent and multi-turn stop once this fast (vs compile, else eager)
     int maxTokens = 16384;
     std::optional<double> temperature;
     bool stream = true;
-    int callAttempts = 3;               // a transient failure (cut stream, lost connection) is retried
+    int callAttempts = 3; // a transient failure (cut stream, lost connection) is retried
     qint64 retryBaseDelayMs = 2000;
-    int commandTimeoutSeconds = 120;    // agent: run_command's time limit
-    QString skillName;                  // agent: the skill file followed
-    QString skillText;                  // its full text, stored so the run is reproducible
+    int commandTimeoutSeconds = 120; // agent: run_command's time limit
+    QString skillName;               // agent: the skill file followed
+    QString skillText;               // its full text, stored so the run is reproducible
 
     QJsonObject toJson() const;
     static GenerationSettings fromJson(const QJsonObject& o);

@@ -1,10 +1,9 @@
 #include "harnesstool.h"
 
-#include "feedback.h"
-
 #include "core/hashing.h"
 #include "eval/harnessprocess.h"
 #include "eval/resultparser.h"
+#include "feedback.h"
 
 #include <QDir>
 #include <QFile>
@@ -18,21 +17,18 @@ namespace kb::engine {
 HarnessTool::HarnessTool(const GenerationContext& context, QString workspace, QObject* parent)
     : QObject(parent)
     , m_ctx(context)
-    , m_workspace(std::move(workspace))
-{
+    , m_workspace(std::move(workspace)) {
     m_ctx.eval.seed = 0; // the tools never see the run's secret seed
 }
 
-HarnessTool::~HarnessTool()
-{
+HarnessTool::~HarnessTool() {
     if (m_process)
         m_process->kill();
     if (!m_resultPath.isEmpty())
         QFile::remove(m_resultPath);
 }
 
-QByteArray HarnessTool::request(HarnessToolKind kind) const
-{
+QByteArray HarnessTool::request(HarnessToolKind kind) const {
     const EvalSettings& s = m_ctx.eval;
     const bool profile = kind == HarnessToolKind::Profile;
     QJsonObject baseline{{QStringLiteral("eager"), true},
@@ -47,11 +43,13 @@ QByteArray HarnessTool::request(HarnessToolKind kind) const
         {QStringLiteral("device"), s.device},
         {QStringLiteral("gpu_index"), 0},
         {QStringLiteral("correctness_trials"), s.correctnessTrials},
-        {QStringLiteral("timing_trials"), profile ? s.timingTrials : std::min(5, std::max(1, s.timingTrials))},
+        {QStringLiteral("timing_trials"),
+         profile ? s.timingTrials : std::min(5, std::max(1, s.timingTrials))},
         {QStringLiteral("warmup"), profile ? s.warmup : std::min(1, s.warmup)},
         {QStringLiteral("max_timing_seconds"), s.maxTimingSeconds},
         // A fresh seed per call, below 2^53 so JSON keeps it exact.
-        {QStringLiteral("seed"), static_cast<double>(QRandomGenerator::system()->generate64() >> 12)},
+        {QStringLiteral("seed"),
+         static_cast<double>(QRandomGenerator::system()->generate64() >> 12)},
         {QStringLiteral("precision"), s.precision},
         {QStringLiteral("atol"), s.atol},
         {QStringLiteral("rtol"), s.rtol},
@@ -65,36 +63,43 @@ QByteArray HarnessTool::request(HarnessToolKind kind) const
     return QJsonDocument(req).toJson(QJsonDocument::Compact);
 }
 
-void HarnessTool::finishLater(const HarnessToolResult& result)
-{
-    QMetaObject::invokeMethod(this, [this, result] { Q_EMIT finished(result); }, Qt::QueuedConnection);
+void HarnessTool::finishLater(const HarnessToolResult& result) {
+    QMetaObject::invokeMethod(
+        this, [this, result] { Q_EMIT finished(result); }, Qt::QueuedConnection);
 }
 
-void HarnessTool::run(HarnessToolKind kind)
-{
+void HarnessTool::run(HarnessToolKind kind) {
     QFile candidate(m_workspace + QStringLiteral("/model_new.py"));
     if (!candidate.open(QIODevice::ReadOnly)) {
-        finishLater({{QStringLiteral("there is no model_new.py in the workspace yet: write it first"), true}, {}, {}});
+        finishLater(
+            {{QStringLiteral("there is no model_new.py in the workspace yet: write it first"),
+              true},
+             {},
+             {}});
         return;
     }
     m_codeHash = sha256Hex(candidate.readAll());
     QDir().mkpath(m_ctx.workDir);
-    m_resultPath = QStringLiteral("%1/.tool-%2.json").arg(m_ctx.workDir, QString::number(QRandomGenerator::system()->generate64(), 16));
+    m_resultPath =
+        QStringLiteral("%1/.tool-%2.json")
+            .arg(m_ctx.workDir, QString::number(QRandomGenerator::system()->generate64(), 16));
     auto* proc = new HarnessProcess(this);
     m_process = proc;
-    connect(proc, &HarnessProcess::finished, this, [this, proc, kind](const HarnessOutcome& outcome) {
-        proc->deleteLater();
-        onFinished(kind, outcome);
-    });
+    connect(proc, &HarnessProcess::finished, this,
+            [this, proc, kind](const HarnessOutcome& outcome) {
+                proc->deleteLater();
+                onFinished(kind, outcome);
+            });
     const bool build = kind == HarnessToolKind::Build;
-    const double timeout = build ? m_ctx.eval.buildTimeoutSeconds : m_ctx.eval.timeoutSeconds + m_ctx.eval.buildTimeoutSeconds;
-    proc->start({build ? QStringLiteral("build") : QStringLiteral("evaluate"), QStringLiteral("--request"), QStringLiteral("-"),
-                 QStringLiteral("--result"), m_resultPath},
+    const double timeout = build ? m_ctx.eval.buildTimeoutSeconds
+                                 : m_ctx.eval.timeoutSeconds + m_ctx.eval.buildTimeoutSeconds;
+    proc->start({build ? QStringLiteral("build") : QStringLiteral("evaluate"),
+                 QStringLiteral("--request"), QStringLiteral("-"), QStringLiteral("--result"),
+                 m_resultPath},
                 m_workspace, static_cast<int>(timeout * 1000), request(kind));
 }
 
-void HarnessTool::onFinished(HarnessToolKind kind, const HarnessOutcome& outcome)
-{
+void HarnessTool::onFinished(HarnessToolKind kind, const HarnessOutcome& outcome) {
     QFile f(m_resultPath);
     const QByteArray bytes = f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
     f.close();
@@ -102,7 +107,8 @@ void HarnessTool::onFinished(HarnessToolKind kind, const HarnessOutcome& outcome
     HarnessToolResult result;
     result.codeHash = m_codeHash;
     const QJsonObject doc = QJsonDocument::fromJson(bytes).object();
-    if (doc.isEmpty() || doc.value(QStringLiteral("schema")).toString() != QLatin1String(kResultSchema)) {
+    if (doc.isEmpty() ||
+        doc.value(QStringLiteral("schema")).toString() != QLatin1String(kResultSchema)) {
         QString why = doc.value(QStringLiteral("message")).toString();
         if (why.isEmpty())
             why = outcome.timedOut ? QStringLiteral("the time limit was reached") : outcome.error;
@@ -124,13 +130,15 @@ void HarnessTool::onFinished(HarnessToolKind kind, const HarnessOutcome& outcome
     }
     auto parsed = parseHarnessResult(bytes, m_ctx.eval, sha256Hex(m_ctx.taskSource));
     if (!parsed.ok) {
-        result.output = {QStringLiteral("the harness result could not be read: %1").arg(parsed.error), true};
+        result.output = {
+            QStringLiteral("the harness result could not be read: %1").arg(parsed.error), true};
         Q_EMIT finished(result);
         return;
     }
     QString text = evaluationSummary(parsed.record);
     if (kind == HarnessToolKind::Verify && parsed.record.evaluation.verdict == "correct")
-        text += QStringLiteral("(verify times only a few trials; use profile for reliable numbers)\n");
+        text +=
+            QStringLiteral("(verify times only a few trials; use profile for reliable numbers)\n");
     result.output = {text, parsed.record.evaluation.verdict != "correct"};
     result.record = std::move(parsed.record);
     Q_EMIT finished(result);

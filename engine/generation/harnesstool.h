@@ -5,12 +5,10 @@
 // sees a summary, never the raw document.
 
 #include "agentworkspace.h"
+#include "db/records.h"
 #include "generationsession.h"
 
-#include "db/records.h"
-
 #include <QPointer>
-
 #include <optional>
 
 namespace kb::engine {

@@ -1,8 +1,7 @@
 #include "providerclients.h"
 
-#include "providers/keychainkeystore.h"
-
 #include "core/error.h"
+#include "providers/keychainkeystore.h"
 #include "providers/replayprovider.h"
 
 #include <QJsonDocument>
@@ -10,37 +9,38 @@
 
 namespace kb::engine {
 namespace {
-QString q(const std::string& s)
-{
+QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QJsonObject settingsOf(const db::ProviderRow& p)
-{
+QJsonObject settingsOf(const db::ProviderRow& p) {
     return QJsonDocument::fromJson(QByteArray::fromStdString(p.settingsJson)).object();
 }
 } // namespace
 
-bool isChatProviderKind(const QString& kind)
-{
-    return kind == QLatin1String("openai") || kind == QLatin1String("anthropic") || kind == QLatin1String("replay");
+bool isChatProviderKind(const QString& kind) {
+    return kind == QLatin1String("openai") || kind == QLatin1String("anthropic") ||
+           kind == QLatin1String("replay");
 }
 
-std::optional<ProviderConfig> providerConfig(const db::ProviderRow& provider, const std::vector<db::ModelRow>& models,
-                                             const KeyStore* keys, QString* error)
-{
+std::optional<ProviderConfig> providerConfig(const db::ProviderRow& provider,
+                                             const std::vector<db::ModelRow>& models,
+                                             const KeyStore* keys, QString* error) {
     const QString kind = q(provider.kind);
     if (kind != QLatin1String("openai") && kind != QLatin1String("anthropic")) {
-        *error = QStringLiteral("provider '%1' is of kind '%2', not openai or anthropic").arg(q(provider.name), kind);
+        *error = QStringLiteral("provider '%1' is of kind '%2', not openai or anthropic")
+                     .arg(q(provider.name), kind);
         return std::nullopt;
     }
     const QJsonObject s = settingsOf(provider);
     ProviderConfig c;
     c.name = q(provider.name);
-    c.kind = kind == QLatin1String("anthropic") ? ProviderKind::Anthropic : ProviderKind::OpenAiCompatible;
+    c.kind = kind == QLatin1String("anthropic") ? ProviderKind::Anthropic
+                                                : ProviderKind::OpenAiCompatible;
     c.baseUrl = QUrl(q(provider.baseUrl));
     if (!c.baseUrl.isValid() || c.baseUrl.scheme().isEmpty()) {
-        *error = QStringLiteral("provider '%1' has no valid base URL ('%2')").arg(c.name, q(provider.baseUrl));
+        *error = QStringLiteral("provider '%1' has no valid base URL ('%2')")
+                     .arg(c.name, q(provider.baseUrl));
         return std::nullopt;
     }
     const QString keyName = s.value(QStringLiteral("key_name")).toString(c.name);
@@ -48,27 +48,34 @@ std::optional<ProviderConfig> providerConfig(const db::ProviderRow& provider, co
         QString why;
         const auto key = keys->readKey(keyName, &why);
         if (!key && !why.isEmpty()) {
-            *error = QStringLiteral("cannot read the key of provider '%1' from %2: %3").arg(c.name, keys->describe(), why);
+            *error = QStringLiteral("cannot read the key of provider '%1' from %2: %3")
+                         .arg(c.name, keys->describe(), why);
             return std::nullopt;
         }
         c.apiKey = key.value_or(QString());
     }
     c.maxConcurrent = s.value(QStringLiteral("max_concurrent")).toInt(c.maxConcurrent);
     c.tokenBudget = static_cast<qint64>(s.value(QStringLiteral("token_budget")).toDouble(0));
-    c.transport.timeoutMs = static_cast<qint64>(s.value(QStringLiteral("timeout_ms")).toDouble(static_cast<double>(c.transport.timeoutMs)));
+    c.transport.timeoutMs = static_cast<qint64>(
+        s.value(QStringLiteral("timeout_ms")).toDouble(static_cast<double>(c.transport.timeoutMs)));
     c.transport.maxResponseBytes =
-        static_cast<qint64>(s.value(QStringLiteral("max_response_bytes")).toDouble(static_cast<double>(c.transport.maxResponseBytes)));
-    c.transport.retry.maxAttempts = s.value(QStringLiteral("max_attempts")).toInt(c.transport.retry.maxAttempts);
+        static_cast<qint64>(s.value(QStringLiteral("max_response_bytes"))
+                                .toDouble(static_cast<double>(c.transport.maxResponseBytes)));
+    c.transport.retry.maxAttempts =
+        s.value(QStringLiteral("max_attempts")).toInt(c.transport.retry.maxAttempts);
     if (s.contains(QStringLiteral("retry_base_delay_ms")))
-        c.transport.retry.baseDelayMs = static_cast<qint64>(s.value(QStringLiteral("retry_base_delay_ms")).toDouble());
-    c.openAi.useMaxCompletionTokens = s.value(QStringLiteral("use_max_completion_tokens")).toBool(false);
+        c.transport.retry.baseDelayMs =
+            static_cast<qint64>(s.value(QStringLiteral("retry_base_delay_ms")).toDouble());
+    c.openAi.useMaxCompletionTokens =
+        s.value(QStringLiteral("use_max_completion_tokens")).toBool(false);
     for (const auto& m : models) {
         if (m.providerId != provider.id || (!m.priceInPerMTok && !m.priceOutPerMTok))
             continue;
         ModelPrice price;
         price.inputPerMTok = m.priceInPerMTok.value_or(0);
         price.outputPerMTok = m.priceOutPerMTok.value_or(0);
-        const QJsonObject ms = QJsonDocument::fromJson(QByteArray::fromStdString(m.settingsJson)).object();
+        const QJsonObject ms =
+            QJsonDocument::fromJson(QByteArray::fromStdString(m.settingsJson)).object();
         if (ms.contains(QStringLiteral("price_cache_read")))
             price.cacheReadPerMTok = ms.value(QStringLiteral("price_cache_read")).toDouble();
         if (ms.contains(QStringLiteral("price_cache_write")))
@@ -78,9 +85,9 @@ std::optional<ProviderConfig> providerConfig(const db::ProviderRow& provider, co
     return c;
 }
 
-ProviderClient makeProviderClient(const db::ProviderRow& provider, const std::vector<db::ModelRow>& models,
-                                  const KeyStore* keys, QObject* parent, QString* error)
-{
+ProviderClient makeProviderClient(const db::ProviderRow& provider,
+                                  const std::vector<db::ModelRow>& models, const KeyStore* keys,
+                                  QObject* parent, QString* error) {
     ProviderClient out;
     if (provider.kind == "replay") {
         const QString path = settingsOf(provider).value(QStringLiteral("transcript")).toString();
@@ -100,8 +107,7 @@ ProviderClient makeProviderClient(const db::ProviderRow& provider, const std::ve
     return out;
 }
 
-std::unique_ptr<KeyStore> defaultKeyStore()
-{
+std::unique_ptr<KeyStore> defaultKeyStore() {
     if (auto keychain = KeychainKeyStore::createIfAvailable())
         return keychain;
     return std::make_unique<FileKeyStore>();

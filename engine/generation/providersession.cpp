@@ -8,17 +8,13 @@ namespace kb::engine {
 
 ProviderSession::ProviderSession(GenerationContext context, Provider* provider, QObject* parent)
     : GenerationSession(std::move(context), parent)
-    , m_provider(provider)
-{
-}
+    , m_provider(provider) {}
 
-void ProviderSession::start()
-{
+void ProviderSession::start() {
     QTimer::singleShot(0, this, &ProviderSession::generate);
 }
 
-void ProviderSession::generate()
-{
+void ProviderSession::generate() {
     GenerationRequest req;
     req.model = m_ctx.model;
     req.taskKey = m_ctx.taskKey;

@@ -3,7 +3,6 @@
 // one call, made from the event loop after start() returns; it cannot be continued.
 
 #include "generationsession.h"
-
 #include "providers/provider.h"
 
 namespace kb::engine {

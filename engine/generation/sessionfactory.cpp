@@ -6,9 +6,8 @@
 
 namespace kb::engine {
 
-GenerationSession* makeGenerationSession(const GenerationContext& context, Provider* provider, ChatClient* client,
-                                         QObject* parent)
-{
+GenerationSession* makeGenerationSession(const GenerationContext& context, Provider* provider,
+                                         ChatClient* client, QObject* parent) {
     if (provider)
         return new ProviderSession(context, provider, parent);
     if (context.mode == kModeAgent)

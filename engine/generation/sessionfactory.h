@@ -12,8 +12,8 @@ class ChatClient;
 class Provider;
 
 // Exactly one of provider and client is set.
-GenerationSession* makeGenerationSession(const GenerationContext& context, Provider* provider, ChatClient* client,
-                                         QObject* parent);
+GenerationSession* makeGenerationSession(const GenerationContext& context, Provider* provider,
+                                         ChatClient* client, QObject* parent);
 
 // Owns a session for the run engine's job: ending the job (finished or cancelled) ends the
 // session's requests and processes, outside of the session's own signal handlers.
@@ -21,14 +21,11 @@ class SessionHandle {
 public:
     SessionHandle() = default;
     explicit SessionHandle(GenerationSession* s)
-        : m_session(s)
-    {
-    }
+        : m_session(s) {}
     SessionHandle(const SessionHandle&) = delete;
     SessionHandle& operator=(const SessionHandle&) = delete;
     ~SessionHandle() { reset(); }
-    void reset(GenerationSession* s = nullptr)
-    {
+    void reset(GenerationSession* s = nullptr) {
         if (m_session) {
             m_session->disconnect();
             m_session->deleteLater();

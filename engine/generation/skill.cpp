@@ -17,19 +17,17 @@ namespace {
 
 // One "key: value" line of the front matter; quoted values lose their quotes. The format's
 // front matter is plain enough that a YAML library is not needed.
-QString unquote(QString v)
-{
+QString unquote(QString v) {
     v = v.trimmed();
-    if (v.size() >= 2 && ((v.startsWith(QLatin1Char('"')) && v.endsWith(QLatin1Char('"')))
-                          || (v.startsWith(QLatin1Char('\'')) && v.endsWith(QLatin1Char('\'')))))
+    if (v.size() >= 2 && ((v.startsWith(QLatin1Char('"')) && v.endsWith(QLatin1Char('"'))) ||
+                          (v.startsWith(QLatin1Char('\'')) && v.endsWith(QLatin1Char('\'')))))
         v = v.mid(1, v.size() - 2);
     return v;
 }
 
 } // namespace
 
-std::optional<Skill> parseSkill(const QString& text, QString* error)
-{
+std::optional<Skill> parseSkill(const QString& text, QString* error) {
     auto failWith = [error](const QString& why) -> std::optional<Skill> {
         if (error)
             *error = why;
@@ -38,7 +36,8 @@ std::optional<Skill> parseSkill(const QString& text, QString* error)
     QString t = text;
     t.replace(QStringLiteral("\r\n"), QStringLiteral("\n"));
     if (!t.startsWith(QStringLiteral("---\n")))
-        return failWith(QStringLiteral("a skill file starts with YAML front matter between '---' lines"));
+        return failWith(
+            QStringLiteral("a skill file starts with YAML front matter between '---' lines"));
     const qsizetype end = t.indexOf(QStringLiteral("\n---"), 3);
     if (end < 0)
         return failWith(QStringLiteral("the front matter is not closed by a '---' line"));
@@ -59,7 +58,9 @@ std::optional<Skill> parseSkill(const QString& text, QString* error)
     if (s.name.isEmpty())
         return failWith(QStringLiteral("the front matter has no name"));
     if (!validName.match(s.name).hasMatch())
-        return failWith(QStringLiteral("the skill name '%1' is not lower-case words joined by hyphens").arg(s.name));
+        return failWith(
+            QStringLiteral("the skill name '%1' is not lower-case words joined by hyphens")
+                .arg(s.name));
     if (s.description.isEmpty())
         return failWith(QStringLiteral("the front matter has no description"));
     qsizetype bodyStart = t.indexOf(QLatin1Char('\n'), end + 4);
@@ -67,19 +68,18 @@ std::optional<Skill> parseSkill(const QString& text, QString* error)
     return s;
 }
 
-QString skillsDir()
-{
+QString skillsDir() {
     const QString env = qEnvironmentVariable("KBSTUDIO_SKILLS_DIR");
     if (!env.isEmpty())
         return QDir(env).absolutePath();
     const QString besideResources = resourcesDir() + QStringLiteral("/../skills");
     if (QFileInfo::exists(besideResources))
         return QDir(besideResources).absolutePath();
-    return QDir(QString::fromUtf8(KBSTUDIO_SOURCE_RESOURCES) + QStringLiteral("/../skills")).absolutePath();
+    return QDir(QString::fromUtf8(KBSTUDIO_SOURCE_RESOURCES) + QStringLiteral("/../skills"))
+        .absolutePath();
 }
 
-QList<Skill> availableSkills()
-{
+QList<Skill> availableSkills() {
     QList<Skill> out;
     const QDir dir(skillsDir());
     for (const QString& sub : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
@@ -94,8 +94,7 @@ QList<Skill> availableSkills()
     return out;
 }
 
-Skill loadSkill(const QString& nameOrFile)
-{
+Skill loadSkill(const QString& nameOrFile) {
     QString path = nameOrFile;
     if (!QFileInfo(path).isFile())
         path = skillsDir() + QLatin1Char('/') + nameOrFile + QStringLiteral("/SKILL.md");
@@ -105,7 +104,8 @@ Skill loadSkill(const QString& nameOrFile)
         for (const auto& s : availableSkills())
             names << s.name;
         throw Error(QStringLiteral("no skill '%1' (a skill file, or one of: %2)")
-                        .arg(nameOrFile, names.isEmpty() ? QStringLiteral("none found") : names.join(QStringLiteral(", "))));
+                        .arg(nameOrFile, names.isEmpty() ? QStringLiteral("none found")
+                                                         : names.join(QStringLiteral(", "))));
     }
     QString why;
     auto s = parseSkill(QString::fromUtf8(f.readAll()), &why);

@@ -8,18 +8,15 @@
 namespace kb::engine {
 namespace {
 
-std::string redacted(const QString& text, const QList<QByteArray>& secrets)
-{
+std::string redacted(const QString& text, const QList<QByteArray>& secrets) {
     return redactSecrets(text, secrets).toStdString();
 }
 
-std::string compact(const QJsonArray& a, const QList<QByteArray>& secrets)
-{
+std::string compact(const QJsonArray& a, const QList<QByteArray>& secrets) {
     return redactSecrets(QJsonDocument(a).toJson(QJsonDocument::Compact), secrets).toStdString();
 }
 
-db::TurnRow baseRow(const TurnContext& ctx, const ChatRequest& sent)
-{
+db::TurnRow baseRow(const TurnContext& ctx, const ChatRequest& sent) {
     db::TurnRow t;
     t.attemptId = ctx.attemptId;
     t.turnIndex = ctx.turnIndex;
@@ -31,8 +28,7 @@ db::TurnRow baseRow(const TurnContext& ctx, const ChatRequest& sent)
 
 } // namespace
 
-QJsonArray toolCallsToJson(const QList<ToolCall>& calls)
-{
+QJsonArray toolCallsToJson(const QList<ToolCall>& calls) {
     QJsonArray out;
     for (const auto& c : calls)
         out.append(QJsonObject{{QStringLiteral("id"), c.id},
@@ -41,8 +37,7 @@ QJsonArray toolCallsToJson(const QList<ToolCall>& calls)
     return out;
 }
 
-QJsonArray messagesToJson(const QList<ChatMessage>& messages)
-{
+QJsonArray messagesToJson(const QList<ChatMessage>& messages) {
     QJsonArray out;
     for (const auto& m : messages) {
         QJsonObject o{{QStringLiteral("role"), chatRoleName(m.role)},
@@ -60,23 +55,24 @@ QJsonArray messagesToJson(const QList<ChatMessage>& messages)
     return out;
 }
 
-QString promptOf(const QList<ChatMessage>& messages)
-{
+QString promptOf(const QList<ChatMessage>& messages) {
     QStringList parts;
     for (qsizetype i = messages.size() - 1; i >= 0; --i) {
         const auto& m = messages.at(i);
         if (m.role == ChatRole::Assistant || m.role == ChatRole::System)
             break;
-        parts.prepend(m.role == ChatRole::Tool ? QStringLiteral("[tool result %1]\n%2").arg(m.toolCallId, m.content)
-                                               : m.content);
+        parts.prepend(m.role == ChatRole::Tool
+                          ? QStringLiteral("[tool result %1]\n%2").arg(m.toolCallId, m.content)
+                          : m.content);
     }
     return parts.join(QStringLiteral("\n\n"));
 }
 
-db::TurnRow turnFromResponse(const TurnContext& ctx, const ChatRequest& sent, const ChatResponse& r)
-{
+db::TurnRow turnFromResponse(const TurnContext& ctx, const ChatRequest& sent,
+                             const ChatResponse& r) {
     db::TurnRow t = baseRow(ctx, sent);
-    t.response = redacted(r.content.isEmpty() && !r.refusal.isEmpty() ? r.refusal : r.content, ctx.secrets);
+    t.response =
+        redacted(r.content.isEmpty() && !r.refusal.isEmpty() ? r.refusal : r.content, ctx.secrets);
     t.toolCallsJson = compact(toolCallsToJson(r.toolCalls), ctx.secrets);
     t.inputTokens = r.usage.inputTokens;
     t.outputTokens = r.usage.outputTokens;
@@ -89,8 +85,7 @@ db::TurnRow turnFromResponse(const TurnContext& ctx, const ChatRequest& sent, co
     return t;
 }
 
-db::TurnRow turnFromError(const TurnContext& ctx, const ChatRequest& sent, const ProviderError& e)
-{
+db::TurnRow turnFromError(const TurnContext& ctx, const ChatRequest& sent, const ProviderError& e) {
     db::TurnRow t = baseRow(ctx, sent);
     t.stopReason = stopReasonName(StopReason::Error).toStdString();
     QString what = e.message;

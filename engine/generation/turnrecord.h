@@ -3,9 +3,8 @@
 // tokens, cost and latency. Every text passes through redaction with the provider's secrets
 // first, so a key that a server echoes back never reaches the database.
 
-#include "providers/chattypes.h"
-
 #include "db/records.h"
+#include "providers/chattypes.h"
 
 #include <QJsonArray>
 
@@ -25,7 +24,9 @@ struct TurnContext {
 // or the tool results since the model's last answer).
 QString promptOf(const QList<ChatMessage>& messages);
 
-db::TurnRow turnFromResponse(const TurnContext& ctx, const ChatRequest& sent, const ChatResponse& response);
-db::TurnRow turnFromError(const TurnContext& ctx, const ChatRequest& sent, const ProviderError& error);
+db::TurnRow turnFromResponse(const TurnContext& ctx, const ChatRequest& sent,
+                             const ChatResponse& response);
+db::TurnRow turnFromError(const TurnContext& ctx, const ChatRequest& sent,
+                          const ProviderError& error);
 
 } // namespace kb::engine

@@ -1,9 +1,8 @@
 #include "keychainkeystore.h"
 
 #ifdef KBSTUDIO_HAVE_QTKEYCHAIN
-#include <qt6keychain/keychain.h>
-
 #include <QEventLoop>
+#include <qt6keychain/keychain.h>
 #endif
 
 namespace kb::engine {
@@ -14,8 +13,7 @@ const QString kService = QStringLiteral("kbstudio");
 
 // QtKeychain's jobs are asynchronous; keys are read rarely (when a provider is built), so
 // waiting in a local event loop is fine.
-template <typename Job> bool runJob(Job& job, QString* error)
-{
+template <typename Job> bool runJob(Job& job, QString* error) {
     QEventLoop loop;
     QObject::connect(&job, &QKeychain::Job::finished, &loop, &QEventLoop::quit);
     job.setAutoDelete(false);
@@ -29,13 +27,11 @@ template <typename Job> bool runJob(Job& job, QString* error)
 }
 } // namespace
 
-bool KeychainKeyStore::builtIn()
-{
+bool KeychainKeyStore::builtIn() {
     return true;
 }
 
-std::unique_ptr<KeychainKeyStore> KeychainKeyStore::createIfAvailable()
-{
+std::unique_ptr<KeychainKeyStore> KeychainKeyStore::createIfAvailable() {
     if (qEnvironmentVariable("KBSTUDIO_KEYSTORE") == QLatin1String("file"))
         return nullptr;
     // A read shows whether a keychain service answers (none on CI machines and servers).
@@ -47,13 +43,11 @@ std::unique_ptr<KeychainKeyStore> KeychainKeyStore::createIfAvailable()
     return std::unique_ptr<KeychainKeyStore>(new KeychainKeyStore);
 }
 
-QString KeychainKeyStore::describe() const
-{
+QString KeychainKeyStore::describe() const {
     return QStringLiteral("the OS keychain (service %1)").arg(kService);
 }
 
-std::optional<QString> KeychainKeyStore::readKey(const QString& name, QString* error) const
-{
+std::optional<QString> KeychainKeyStore::readKey(const QString& name, QString* error) const {
     QKeychain::ReadPasswordJob job(kService);
     job.setKey(name);
     QString why;
@@ -64,16 +58,14 @@ std::optional<QString> KeychainKeyStore::readKey(const QString& name, QString* e
     return std::nullopt;
 }
 
-bool KeychainKeyStore::writeKey(const QString& name, const QString& key, QString* error)
-{
+bool KeychainKeyStore::writeKey(const QString& name, const QString& key, QString* error) {
     QKeychain::WritePasswordJob job(kService);
     job.setKey(name);
     job.setTextData(key);
     return runJob(job, error);
 }
 
-bool KeychainKeyStore::removeKey(const QString& name, QString* error)
-{
+bool KeychainKeyStore::removeKey(const QString& name, QString* error) {
     QKeychain::DeletePasswordJob job(kService);
     job.setKey(name);
     QString why;
@@ -86,35 +78,29 @@ bool KeychainKeyStore::removeKey(const QString& name, QString* error)
 
 #else
 
-bool KeychainKeyStore::builtIn()
-{
+bool KeychainKeyStore::builtIn() {
     return false;
 }
 
-std::unique_ptr<KeychainKeyStore> KeychainKeyStore::createIfAvailable()
-{
+std::unique_ptr<KeychainKeyStore> KeychainKeyStore::createIfAvailable() {
     return nullptr;
 }
 
-QString KeychainKeyStore::describe() const
-{
+QString KeychainKeyStore::describe() const {
     return {};
 }
 
-std::optional<QString> KeychainKeyStore::readKey(const QString&, QString*) const
-{
+std::optional<QString> KeychainKeyStore::readKey(const QString&, QString*) const {
     return std::nullopt;
 }
 
-bool KeychainKeyStore::writeKey(const QString&, const QString&, QString* error)
-{
+bool KeychainKeyStore::writeKey(const QString&, const QString&, QString* error) {
     if (error)
         *error = QStringLiteral("built without QtKeychain");
     return false;
 }
 
-bool KeychainKeyStore::removeKey(const QString&, QString* error)
-{
+bool KeychainKeyStore::removeKey(const QString&, QString* error) {
     if (error)
         *error = QStringLiteral("built without QtKeychain");
     return false;

@@ -4,12 +4,10 @@
 // kernel, sees verify report it incorrect, fixes it, verifies it correct, and whose final
 // candidate the engine evaluates as correct. Then the key scan: the key went over the wire and
 // appears nowhere in the database file, the engine's output or any export.
-#include "fakeproviderserver.h"
-
 #include "../generation/scriptedreplies.h"
-
 #include "db/database.h"
 #include "db/runrepository.h"
+#include "fakeproviderserver.h"
 
 #include <QDir>
 #include <QFile>
@@ -73,8 +71,7 @@ struct Cli {
 };
 
 // Runs the CLI while this process's event loop keeps serving the fake provider.
-Cli runCli(const QStringList& args, const QProcessEnvironment& env, int timeoutMs = 240000)
-{
+Cli runCli(const QStringList& args, const QProcessEnvironment& env, int timeoutMs = 240000) {
     QProcess p;
     p.setProcessEnvironment(env);
     p.setProcessChannelMode(QProcess::MergedChannels);
@@ -91,8 +88,7 @@ Cli runCli(const QStringList& args, const QProcessEnvironment& env, int timeoutM
     return r;
 }
 
-QByteArray readAll(const QString& path)
-{
+QByteArray readAll(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
@@ -101,8 +97,7 @@ QByteArray readAll(const QString& path)
 class TestAgentProvider : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void agentRunThroughTheCliLeavesNoKeyBehind()
-    {
+    void agentRunThroughTheCliLeavesNoKeyBehind() {
         QTemporaryDir dir;
         const QString db = dir.path() + QStringLiteral("/e2e.kbdb");
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -112,26 +107,34 @@ private Q_SLOTS:
         test::FakeProviderServer server;
         const QString url = server.url(QStringLiteral("/v1")).toString();
 
-        Cli c = runCli({QStringLiteral("provider"), QStringLiteral("add"), QStringLiteral("--name"), QStringLiteral("scripted"),
-                        QStringLiteral("--kind"), QStringLiteral("openai"), QStringLiteral("--base-url"), url,
-                        QStringLiteral("--key-env"), QStringLiteral("E2E_PROVIDER_KEY"), QStringLiteral("--db"), db},
-                       env);
+        Cli c =
+            runCli({QStringLiteral("provider"), QStringLiteral("add"), QStringLiteral("--name"),
+                    QStringLiteral("scripted"), QStringLiteral("--kind"), QStringLiteral("openai"),
+                    QStringLiteral("--base-url"), url, QStringLiteral("--key-env"),
+                    QStringLiteral("E2E_PROVIDER_KEY"), QStringLiteral("--db"), db},
+                   env);
         QVERIFY2(c.exitCode == 0, c.out.constData());
         QVERIFY(c.out.contains("key stored in"));
         QFile keyFile(dir.path() + QStringLiteral("/config/keys.json"));
         QVERIFY(keyFile.exists());
-        QCOMPARE(keyFile.permissions() & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
+        QCOMPARE(keyFile.permissions() &
+                     (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
                  QFile::Permissions());
-        c = runCli({QStringLiteral("model"), QStringLiteral("add"), QStringLiteral("--provider"), QStringLiteral("scripted"),
-                    QStringLiteral("--name"), QStringLiteral("coder"), QStringLiteral("--price-in"), QStringLiteral("3"),
-                    QStringLiteral("--price-out"), QStringLiteral("15"), QStringLiteral("--db"), db},
+        c = runCli({QStringLiteral("model"), QStringLiteral("add"), QStringLiteral("--provider"),
+                    QStringLiteral("scripted"), QStringLiteral("--name"), QStringLiteral("coder"),
+                    QStringLiteral("--price-in"), QStringLiteral("3"),
+                    QStringLiteral("--price-out"), QStringLiteral("15"), QStringLiteral("--db"),
+                    db},
                    env);
         QVERIFY2(c.exitCode == 0, c.out.constData());
 
         // Test connection: the model list, then a one-token request.
-        server.enqueue(ScriptedResponse::json(200, R"({"object":"list","data":[{"id":"coder","object":"model"}]})"));
+        server.enqueue(ScriptedResponse::json(
+            200, R"({"object":"list","data":[{"id":"coder","object":"model"}]})"));
         server.enqueue(reply(Wire::OpenAi, QStringLiteral("ok"), {}, {}, 12, 1));
-        c = runCli({QStringLiteral("provider"), QStringLiteral("test"), QStringLiteral("scripted"), QStringLiteral("--db"), db}, env);
+        c = runCli({QStringLiteral("provider"), QStringLiteral("test"), QStringLiteral("scripted"),
+                    QStringLiteral("--db"), db},
+                   env);
         QVERIFY2(c.exitCode == 0, c.out.constData());
         QVERIFY2(c.out.contains("including coder"), c.out.constData());
         QCOMPARE(server.requests().at(0).path, QByteArray("/v1/models"));
@@ -140,21 +143,41 @@ private Q_SLOTS:
         // The agent: a wrong first version, verify, the fix, verify again, done.
         const QString fixedCall = QStringLiteral("ext.relu_forward(x)");
         server.enqueue(reply(Wire::OpenAi, QStringLiteral("First version."),
-                             {{QStringLiteral("w1"), QStringLiteral("write_file"),
-                               {{QStringLiteral("path"), QStringLiteral("model_new.py")}, {QStringLiteral("content"), kCandidate}}},
+                             {{QStringLiteral("w1"),
+                               QStringLiteral("write_file"),
+                               {{QStringLiteral("path"), QStringLiteral("model_new.py")},
+                                {QStringLiteral("content"), kCandidate}}},
                               {QStringLiteral("v1"), QStringLiteral("verify"), {}}}));
-        server.enqueue(reply(Wire::OpenAi, QStringLiteral("The draft copies its input; calling the real kernel."),
-                             {{QStringLiteral("e1"), QStringLiteral("edit_file"),
+        server.enqueue(reply(Wire::OpenAi,
+                             QStringLiteral("The draft copies its input; calling the real kernel."),
+                             {{QStringLiteral("e1"),
+                               QStringLiteral("edit_file"),
                                {{QStringLiteral("path"), QStringLiteral("model_new.py")},
                                 {QStringLiteral("old_string"), QStringLiteral("ext.relu_draft(x)")},
                                 {QStringLiteral("new_string"), fixedCall}}},
                               {QStringLiteral("v2"), QStringLiteral("verify"), {}}}));
         server.enqueue(reply(Wire::OpenAi, QStringLiteral("Done: the kernel is correct.")));
-        c = runCli({QStringLiteral("run"), QStringLiteral("--suite"), QStringLiteral("sample"), QStringLiteral("--models"),
-                    QStringLiteral("coder"), QStringLiteral("--tasks"), QStringLiteral("l1-relu"), QStringLiteral("--mode"),
-                    QStringLiteral("agent"), QStringLiteral("--max-turns"), QStringLiteral("6"), QStringLiteral("--device"),
-                    QStringLiteral("cpu"), QStringLiteral("--trials"), QStringLiteral("2"), QStringLiteral("--timing-trials"),
-                    QStringLiteral("3"), QStringLiteral("--jobs"), QStringLiteral("1"), QStringLiteral("--db"), db},
+        c = runCli({QStringLiteral("run"),
+                    QStringLiteral("--suite"),
+                    QStringLiteral("sample"),
+                    QStringLiteral("--models"),
+                    QStringLiteral("coder"),
+                    QStringLiteral("--tasks"),
+                    QStringLiteral("l1-relu"),
+                    QStringLiteral("--mode"),
+                    QStringLiteral("agent"),
+                    QStringLiteral("--max-turns"),
+                    QStringLiteral("6"),
+                    QStringLiteral("--device"),
+                    QStringLiteral("cpu"),
+                    QStringLiteral("--trials"),
+                    QStringLiteral("2"),
+                    QStringLiteral("--timing-trials"),
+                    QStringLiteral("3"),
+                    QStringLiteral("--jobs"),
+                    QStringLiteral("1"),
+                    QStringLiteral("--db"),
+                    db},
                    env, 280000);
         QVERIFY2(c.exitCode == 0, c.out.constData());
         const QByteArray engineOutput = c.out;
@@ -172,12 +195,16 @@ private Q_SLOTS:
         QVERIFY2(a.verdict == "correct", (a.verdict + ": " + a.message).c_str());
         const auto turns = runs.turns(a.id);
         QVERIFY(turns.size() >= 2);
-        const QJsonArray firstCalls = QJsonDocument::fromJson(QByteArray::fromStdString(turns.at(0).toolCallsJson)).array();
+        const QJsonArray firstCalls =
+            QJsonDocument::fromJson(QByteArray::fromStdString(turns.at(0).toolCallsJson)).array();
         QCOMPARE(firstCalls.size(), 2);
-        const QString verify1 = firstCalls.at(1).toObject().value(QStringLiteral("result")).toString();
+        const QString verify1 =
+            firstCalls.at(1).toObject().value(QStringLiteral("result")).toString();
         QVERIFY2(verify1.contains(QStringLiteral("Verdict: incorrect")), qPrintable(verify1));
-        const QJsonArray secondCalls = QJsonDocument::fromJson(QByteArray::fromStdString(turns.at(1).toolCallsJson)).array();
-        const QString verify2 = secondCalls.at(1).toObject().value(QStringLiteral("result")).toString();
+        const QJsonArray secondCalls =
+            QJsonDocument::fromJson(QByteArray::fromStdString(turns.at(1).toolCallsJson)).array();
+        const QString verify2 =
+            secondCalls.at(1).toObject().value(QStringLiteral("result")).toString();
         QVERIFY2(verify2.contains(QStringLiteral("Verdict: correct")), qPrintable(verify2));
         const auto candidates = runs.candidates(a.id);
         QCOMPARE(candidates.size(), size_t(1));
@@ -188,11 +215,13 @@ private Q_SLOTS:
 
         // The key scan: the database file, the engine's output, every export.
         QByteArray scanned = readAll(db) + readAll(db + QStringLiteral("-wal")) + engineOutput;
-        for (const QString& format : {QStringLiteral("html"), QStringLiteral("markdown"), QStringLiteral("csv"),
-                                      QStringLiteral("json"), QStringLiteral("samples-csv"), QStringLiteral("kernelbench")}) {
+        for (const QString& format :
+             {QStringLiteral("html"), QStringLiteral("markdown"), QStringLiteral("csv"),
+              QStringLiteral("json"), QStringLiteral("samples-csv"),
+              QStringLiteral("kernelbench")}) {
             const QString outPath = dir.path() + QStringLiteral("/export.") + format;
-            c = runCli({QStringLiteral("export"), QStringLiteral("--db"), db, QStringLiteral("--format"), format,
-                        QStringLiteral("--out"), outPath},
+            c = runCli({QStringLiteral("export"), QStringLiteral("--db"), db,
+                        QStringLiteral("--format"), format, QStringLiteral("--out"), outPath},
                        env);
             QVERIFY2(c.exitCode == 0, c.out.constData());
             const QByteArray bytes = readAll(outPath);
@@ -204,42 +233,57 @@ private Q_SLOTS:
         QVERIFY(!scanned.contains(kKey.right(16)));
     }
 
-    void badOptionsAreUsageErrors_data()
-    {
+    void badOptionsAreUsageErrors_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        QTest::newRow("mode") << QStringList{QStringLiteral("run"), QStringLiteral("--models"), QStringLiteral("demo-a"),
-                                             QStringLiteral("--mode"), QStringLiteral("freestyle")}
+        QTest::newRow("mode") << QStringList{QStringLiteral("run"), QStringLiteral("--models"),
+                                             QStringLiteral("demo-a"), QStringLiteral("--mode"),
+                                             QStringLiteral("freestyle")}
                               << QStringLiteral("--mode must be");
-        QTest::newRow("turns") << QStringList{QStringLiteral("run"), QStringLiteral("--models"), QStringLiteral("demo-a"),
-                                              QStringLiteral("--mode"), QStringLiteral("multi-turn"), QStringLiteral("--turns"),
+        QTest::newRow("turns") << QStringList{QStringLiteral("run"),
+                                              QStringLiteral("--models"),
+                                              QStringLiteral("demo-a"),
+                                              QStringLiteral("--mode"),
+                                              QStringLiteral("multi-turn"),
+                                              QStringLiteral("--turns"),
                                               QStringLiteral("0")}
                                << QStringLiteral("at least 1");
-        QTest::newRow("kind") << QStringList{QStringLiteral("provider"), QStringLiteral("add"), QStringLiteral("--name"),
-                                             QStringLiteral("x"), QStringLiteral("--kind"), QStringLiteral("gemini")}
+        QTest::newRow("kind") << QStringList{QStringLiteral("provider"), QStringLiteral("add"),
+                                             QStringLiteral("--name"),   QStringLiteral("x"),
+                                             QStringLiteral("--kind"),   QStringLiteral("gemini")}
                               << QStringLiteral("--kind must be");
-        QTest::newRow("url") << QStringList{QStringLiteral("provider"), QStringLiteral("add"), QStringLiteral("--name"),
-                                            QStringLiteral("x"), QStringLiteral("--kind"), QStringLiteral("openai"),
-                                            QStringLiteral("--base-url"), QStringLiteral("not a url")}
-                             << QStringLiteral("--base-url");
-        QTest::newRow("key env") << QStringList{QStringLiteral("provider"), QStringLiteral("add"), QStringLiteral("--name"),
-                                                QStringLiteral("x"), QStringLiteral("--kind"), QStringLiteral("anthropic"),
-                                                QStringLiteral("--base-url"), QStringLiteral("https://api.anthropic.com"),
-                                                QStringLiteral("--key-env"), QStringLiteral("KBSTUDIO_NO_SUCH_VARIABLE")}
+        QTest::newRow("url")
+            << QStringList{QStringLiteral("provider"),   QStringLiteral("add"),
+                           QStringLiteral("--name"),     QStringLiteral("x"),
+                           QStringLiteral("--kind"),     QStringLiteral("openai"),
+                           QStringLiteral("--base-url"), QStringLiteral("not a url")}
+            << QStringLiteral("--base-url");
+        QTest::newRow("key env") << QStringList{QStringLiteral("provider"),
+                                                QStringLiteral("add"),
+                                                QStringLiteral("--name"),
+                                                QStringLiteral("x"),
+                                                QStringLiteral("--kind"),
+                                                QStringLiteral("anthropic"),
+                                                QStringLiteral("--base-url"),
+                                                QStringLiteral("https://api.anthropic.com"),
+                                                QStringLiteral("--key-env"),
+                                                QStringLiteral("KBSTUDIO_NO_SUCH_VARIABLE")}
                                  << QStringLiteral("KBSTUDIO_NO_SUCH_VARIABLE");
-        QTest::newRow("price") << QStringList{QStringLiteral("model"), QStringLiteral("add"), QStringLiteral("--provider"),
-                                              QStringLiteral("x"), QStringLiteral("--name"), QStringLiteral("m"),
+        QTest::newRow("price") << QStringList{QStringLiteral("model"),      QStringLiteral("add"),
+                                              QStringLiteral("--provider"), QStringLiteral("x"),
+                                              QStringLiteral("--name"),     QStringLiteral("m"),
                                               QStringLiteral("--price-in"), QStringLiteral("cheap")}
                                << QStringLiteral("prices must be");
     }
-    void badOptionsAreUsageErrors()
-    {
+    void badOptionsAreUsageErrors() {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
         QTemporaryDir dir;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("KBSTUDIO_CONFIG_DIR"), dir.path());
-        const Cli c = runCli(args + QStringList{QStringLiteral("--db"), dir.path() + QStringLiteral("/x.kbdb")}, env, 30000);
+        const Cli c = runCli(
+            args + QStringList{QStringLiteral("--db"), dir.path() + QStringLiteral("/x.kbdb")}, env,
+            30000);
         QCOMPARE(c.exitCode, 2);
         QVERIFY2(QString::fromUtf8(c.out).contains(message), c.out.constData());
         QVERIFY(!QFile::exists(dir.path() + QStringLiteral("/keys.json")));

@@ -3,16 +3,14 @@
 // server: one provider "fake" of the chosen wire format with the model "coder", its key in a
 // memory key store.
 
-#include "scriptedreplies.h"
-
 #include "core/paths.h"
-#include "providers/keystore.h"
-#include "run/runengine.h"
-#include "suites/suiteimporter.h"
-#include "suites/suiteloader.h"
-
 #include "db/catalogrepository.h"
 #include "db/runrepository.h"
+#include "providers/keystore.h"
+#include "run/runengine.h"
+#include "scriptedreplies.h"
+#include "suites/suiteimporter.h"
+#include "suites/suiteloader.h"
 
 #include <QDir>
 #include <QFile>
@@ -23,10 +21,10 @@ namespace kb::test {
 
 inline const QString kFakeKey = QStringLiteral("sk-fake-Kq7Vb93LmZpS1tUvW2xY4aB6cD8eF0gH");
 
-inline void copyTree(const QString& from, const QString& to)
-{
+inline void copyTree(const QString& from, const QString& to) {
     QDir().mkpath(to);
-    for (const auto& e : QDir(from).entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)) {
+    for (const auto& e :
+         QDir(from).entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)) {
         if (e.isDir())
             copyTree(e.absoluteFilePath(), to + QLatin1Char('/') + e.fileName());
         else
@@ -37,8 +35,7 @@ inline void copyTree(const QString& from, const QString& to)
 class GenerationFixture {
 public:
     explicit GenerationFixture(Wire wire, const QJsonObject& providerSettings = {})
-        : m_wire(wire)
-    {
+        : m_wire(wire) {
         copyTree(QStringLiteral(KBSTUDIO_TEST_DATA_DIR "/../engine/fakeresources"), m_dir.path());
         qputenv("KBSTUDIO_RESOURCES", m_dir.path().toUtf8());
         engine = std::make_unique<engine::RunEngine>(m_dir.path() + QStringLiteral("/test.kbdb"));
@@ -50,7 +47,9 @@ public:
         db::ProviderRow p;
         p.name = "fake";
         p.kind = wire == Wire::OpenAi ? "openai" : "anthropic";
-        p.baseUrl = (wire == Wire::OpenAi ? server.url(QStringLiteral("/v1")) : server.url()).toString().toStdString();
+        p.baseUrl = (wire == Wire::OpenAi ? server.url(QStringLiteral("/v1")) : server.url())
+                        .toString()
+                        .toStdString();
         p.settingsJson = compactJson(settings).toStdString();
         db::ModelRow m;
         m.providerId = catalog.upsertProvider(p);
@@ -64,8 +63,7 @@ public:
         QObject::connect(engine.get(), &engine::RunEngine::logLine, engine.get(),
                          [this](const QString& line) { log << line; });
     }
-    ~GenerationFixture()
-    {
+    ~GenerationFixture() {
         engine.reset();
         qunsetenv("KBSTUDIO_RESOURCES");
     }
@@ -76,8 +74,7 @@ public:
 
     // Creates a run of one model (default "coder") on task t1 and runs it to the end.
     db::Id run(const QString& mode, engine::GenerationSettings g = {}, int timeoutMs = 60000,
-               const QString& model = QStringLiteral("coder"))
-    {
+               const QString& model = QStringLiteral("coder")) {
         engine::RunSpec s;
         s.suite = QStringLiteral("sample");
         s.models = {model};
@@ -97,14 +94,12 @@ public:
         return id;
     }
 
-    db::AttemptRow attempt(db::Id run)
-    {
-        return db::RunRepository(conn()).attempts(run).at(0);
+    db::AttemptRow attempt(db::Id run) { return db::RunRepository(conn()).attempts(run).at(0); }
+    std::vector<db::TurnRow> turns(db::Id run) {
+        return db::RunRepository(conn()).turns(attempt(run).id);
     }
-    std::vector<db::TurnRow> turns(db::Id run) { return db::RunRepository(conn()).turns(attempt(run).id); }
 
-    QByteArray dbBytes() const
-    {
+    QByteArray dbBytes() const {
         QByteArray all;
         for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) {
             QFile f(dbPath() + suffix);

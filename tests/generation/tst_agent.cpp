@@ -3,11 +3,10 @@
 // verify says correct and fast enough, and the loop stops; tool definitions go out in each
 // protocol's format, tool results come back, every call is stored. Also the file tools'
 // confinement, the sandboxed command, the turn budget and the context budget.
-#include "generationfixture.h"
-
 #include "generation/agentsession.h"
 #include "generation/agentworkspace.h"
 #include "generation/commandrunner.h"
+#include "generationfixture.h"
 
 #include <QJsonArray>
 #include <QTest>
@@ -21,18 +20,15 @@ using test::streamed;
 using test::Wire;
 
 namespace {
-QString q(const std::string& s)
-{
+QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QJsonArray jsonArray(const std::string& s)
-{
+QJsonArray jsonArray(const std::string& s) {
     return QJsonDocument::fromJson(QByteArray::fromStdString(s)).array();
 }
 
-ScriptedCall call(const QString& id, const QString& name, const QJsonObject& args = {})
-{
+ScriptedCall call(const QString& id, const QString& name, const QJsonObject& args = {}) {
     return {id, name, args};
 }
 } // namespace
@@ -40,27 +36,27 @@ ScriptedCall call(const QString& id, const QString& name, const QJsonObject& arg
 class TestAgent : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void agentFixesItsCandidateUntilFastEnough_data()
-    {
+    void agentFixesItsCandidateUntilFastEnough_data() {
         QTest::addColumn<Wire>("wire");
         QTest::newRow("openai") << Wire::OpenAi;
         QTest::newRow("anthropic") << Wire::Anthropic;
     }
-    void agentFixesItsCandidateUntilFastEnough()
-    {
+    void agentFixesItsCandidateUntilFastEnough() {
         QFETCH(Wire, wire);
         GenerationFixture f(wire);
         const QString wrong = scriptedCandidate(QStringLiteral("incorrect"));
         f.server.enqueue(reply(wire, QStringLiteral("I will write a first version."),
                                {call(QStringLiteral("c1"), QStringLiteral("write_file"),
-                                     {{QStringLiteral("path"), QStringLiteral("model_new.py")}, {QStringLiteral("content"), wrong}}),
+                                     {{QStringLiteral("path"), QStringLiteral("model_new.py")},
+                                      {QStringLiteral("content"), wrong}}),
                                 call(QStringLiteral("c2"), QStringLiteral("verify"))}));
         // Streamed, with the tool call's arguments split over two fragments.
-        f.server.enqueue(streamed(wire, {QStringLiteral("The outputs differ; "), QStringLiteral("fixing.")},
-                                  call(QStringLiteral("c3"), QStringLiteral("edit_file"),
-                                       {{QStringLiteral("path"), QStringLiteral("model_new.py")},
-                                        {QStringLiteral("old_string"), QStringLiteral("incorrect")},
-                                        {QStringLiteral("new_string"), QStringLiteral("correct 2.0")}})));
+        f.server.enqueue(
+            streamed(wire, {QStringLiteral("The outputs differ; "), QStringLiteral("fixing.")},
+                     call(QStringLiteral("c3"), QStringLiteral("edit_file"),
+                          {{QStringLiteral("path"), QStringLiteral("model_new.py")},
+                           {QStringLiteral("old_string"), QStringLiteral("incorrect")},
+                           {QStringLiteral("new_string"), QStringLiteral("correct 2.0")}})));
         f.server.enqueue(reply(wire, {}, {call(QStringLiteral("c4"), QStringLiteral("verify"))}));
         const db::Id run = f.run(engine::kModeAgent);
         QVERIFY(f.finished);
@@ -80,14 +76,19 @@ private Q_SLOTS:
         QCOMPARE(turns.at(1).role, std::string("tool"));
         const QJsonArray first = jsonArray(turns.at(0).toolCallsJson);
         QCOMPARE(first.size(), 2);
-        QCOMPARE(first.at(0).toObject().value(QStringLiteral("name")).toString(), QStringLiteral("write_file"));
+        QCOMPARE(first.at(0).toObject().value(QStringLiteral("name")).toString(),
+                 QStringLiteral("write_file"));
         const QJsonObject verify1 = first.at(1).toObject();
         QVERIFY(verify1.value(QStringLiteral("is_error")).toBool());
-        QVERIFY2(verify1.value(QStringLiteral("result")).toString().contains(QStringLiteral("incorrect")),
+        QVERIFY2(verify1.value(QStringLiteral("result"))
+                     .toString()
+                     .contains(QStringLiteral("incorrect")),
                  qPrintable(verify1.value(QStringLiteral("result")).toString()));
         const QJsonObject verify2 = jsonArray(turns.at(2).toolCallsJson).at(0).toObject();
         QVERIFY(!verify2.value(QStringLiteral("is_error")).toBool());
-        QVERIFY(verify2.value(QStringLiteral("result")).toString().contains(QStringLiteral("Verdict: correct")));
+        QVERIFY(verify2.value(QStringLiteral("result"))
+                    .toString()
+                    .contains(QStringLiteral("Verdict: correct")));
         QVERIFY(q(turns.at(1).response).contains(QStringLiteral("fixing.")));
 
         // Tools in the protocol's own format, the skill in the system instructions, tool results
@@ -97,37 +98,53 @@ private Q_SLOTS:
         QString system;
         if (wire == Wire::OpenAi) {
             QCOMPARE(tool0.value(QStringLiteral("type")).toString(), QStringLiteral("function"));
-            QCOMPARE(tool0.value(QStringLiteral("function")).toObject().value(QStringLiteral("name")).toString(),
+            QCOMPARE(tool0.value(QStringLiteral("function"))
+                         .toObject()
+                         .value(QStringLiteral("name"))
+                         .toString(),
                      QStringLiteral("list_files"));
-            system = body1.value(QStringLiteral("messages")).toArray().at(0).toObject().value(QStringLiteral("content")).toString();
+            system = body1.value(QStringLiteral("messages"))
+                         .toArray()
+                         .at(0)
+                         .toObject()
+                         .value(QStringLiteral("content"))
+                         .toString();
         } else {
             QCOMPARE(tool0.value(QStringLiteral("name")).toString(), QStringLiteral("list_files"));
             QVERIFY(tool0.contains(QStringLiteral("input_schema")));
             const QJsonValue s = body1.value(QStringLiteral("system"));
-            system = s.isString() ? s.toString() : QString::fromUtf8(QJsonDocument(s.toArray()).toJson());
+            system = s.isString() ? s.toString()
+                                  : QString::fromUtf8(QJsonDocument(s.toArray()).toJson());
         }
         QVERIFY(system.contains(QStringLiteral("cuda-kernel-optimization")));
         const QByteArray body2 = f.server.requests().at(1).body;
-        QVERIFY(body2.contains(wire == Wire::OpenAi ? "\"tool_call_id\":\"c2\"" : "\"tool_use_id\":\"c2\""));
+        QVERIFY(body2.contains(wire == Wire::OpenAi ? "\"tool_call_id\":\"c2\""
+                                                    : "\"tool_use_id\":\"c2\""));
         QVERIFY(!f.dbBytes().contains(test::kFakeKey.toUtf8()));
         // The skill is stored with the run.
         const auto runRow = db::RunRepository(f.conn()).run(run);
-        QVERIFY(q(runRow->settingsJson).contains(QStringLiteral("\"skill\":\"cuda-kernel-optimization\"")));
+        QVERIFY(q(runRow->settingsJson)
+                    .contains(QStringLiteral("\"skill\":\"cuda-kernel-optimization\"")));
     }
 
-    void fileToolsAndCommandStayInTheWorkspace()
-    {
+    void fileToolsAndCommandStayInTheWorkspace() {
         GenerationFixture f(Wire::OpenAi);
-        f.server.enqueue(reply(Wire::OpenAi, {},
-                               {call(QStringLiteral("a"), QStringLiteral("list_files")),
-                                call(QStringLiteral("b"), QStringLiteral("read_file"), {{QStringLiteral("path"), QStringLiteral("model.py")}}),
-                                call(QStringLiteral("c"), QStringLiteral("grep"), {{QStringLiteral("pattern"), QStringLiteral("class \\w+")}}),
-                                call(QStringLiteral("d"), QStringLiteral("write_file"),
-                                     {{QStringLiteral("path"), QStringLiteral("../escape.txt")}, {QStringLiteral("content"), QStringLiteral("x")}}),
-                                call(QStringLiteral("e"), QStringLiteral("run_command"),
-                                     {{QStringLiteral("command"), QStringLiteral("echo hello > note.txt; cat note.txt; touch ../outside.txt; touch /usr/kbstudio-sandbox-probe")}}),
-                                call(QStringLiteral("f"), QStringLiteral("no_such_tool")),
-                                call(QStringLiteral("g"), QStringLiteral("build"))}));
+        f.server.enqueue(
+            reply(Wire::OpenAi, {},
+                  {call(QStringLiteral("a"), QStringLiteral("list_files")),
+                   call(QStringLiteral("b"), QStringLiteral("read_file"),
+                        {{QStringLiteral("path"), QStringLiteral("model.py")}}),
+                   call(QStringLiteral("c"), QStringLiteral("grep"),
+                        {{QStringLiteral("pattern"), QStringLiteral("class \\w+")}}),
+                   call(QStringLiteral("d"), QStringLiteral("write_file"),
+                        {{QStringLiteral("path"), QStringLiteral("../escape.txt")},
+                         {QStringLiteral("content"), QStringLiteral("x")}}),
+                   call(QStringLiteral("e"), QStringLiteral("run_command"),
+                        {{QStringLiteral("command"),
+                          QStringLiteral("echo hello > note.txt; cat note.txt; touch "
+                                         "../outside.txt; touch /usr/kbstudio-sandbox-probe")}}),
+                   call(QStringLiteral("f"), QStringLiteral("no_such_tool")),
+                   call(QStringLiteral("g"), QStringLiteral("build"))}));
         f.server.enqueue(reply(Wire::OpenAi, QStringLiteral("I give up.")));
         const db::Id run = f.run(engine::kModeAgent);
         QVERIFY(f.finished);
@@ -136,14 +153,19 @@ private Q_SLOTS:
         QVERIFY2(q(a.message).contains(QStringLiteral("model_new.py")), a.message.c_str());
         const QJsonArray calls = jsonArray(f.turns(run).at(0).toolCallsJson);
         QCOMPARE(calls.size(), 7);
-        auto result = [&](int i) { return calls.at(i).toObject().value(QStringLiteral("result")).toString(); };
-        auto isError = [&](int i) { return calls.at(i).toObject().value(QStringLiteral("is_error")).toBool(); };
+        auto result = [&](int i) {
+            return calls.at(i).toObject().value(QStringLiteral("result")).toString();
+        };
+        auto isError = [&](int i) {
+            return calls.at(i).toObject().value(QStringLiteral("is_error")).toBool();
+        };
         QVERIFY(result(0).contains(QStringLiteral("model.py")));
         QVERIFY(result(1).contains(QStringLiteral("def get_inputs")));
         QVERIFY(result(2).contains(QStringLiteral("model.py:")));
         QVERIFY(isError(3));
         QVERIFY(result(3).contains(QStringLiteral("outside the workspace")));
-        const QString attemptDir = QStringLiteral("%1/test.work/run-%2/attempt-%3").arg(f.path()).arg(run).arg(a.id);
+        const QString attemptDir =
+            QStringLiteral("%1/test.work/run-%2/attempt-%3").arg(f.path()).arg(run).arg(a.id);
         QVERIFY(!QFile::exists(attemptDir + QStringLiteral("/escape.txt")));
         if (engine::probeSandbox().ok) {
             QVERIFY2(result(4).contains(QStringLiteral("hello")), qPrintable(result(4)));
@@ -163,15 +185,17 @@ private Q_SLOTS:
         QVERIFY(result(6).contains(QStringLiteral("no model_new.py")));
     }
 
-    void turnBudgetEndsTheLoop()
-    {
+    void turnBudgetEndsTheLoop() {
         GenerationFixture f(Wire::Anthropic);
         f.server.enqueue(reply(Wire::Anthropic, {},
                                {call(QStringLiteral("w"), QStringLiteral("write_file"),
                                      {{QStringLiteral("path"), QStringLiteral("model_new.py")},
-                                      {QStringLiteral("content"), scriptedCandidate(QStringLiteral("correct 1.01"))}})}));
-        f.server.enqueue(reply(Wire::Anthropic, {}, {call(QStringLiteral("l"), QStringLiteral("list_files"))}));
-        f.server.enqueue(reply(Wire::Anthropic, {}, {call(QStringLiteral("l2"), QStringLiteral("list_files"))}));
+                                      {QStringLiteral("content"),
+                                       scriptedCandidate(QStringLiteral("correct 1.01"))}})}));
+        f.server.enqueue(
+            reply(Wire::Anthropic, {}, {call(QStringLiteral("l"), QStringLiteral("list_files"))}));
+        f.server.enqueue(
+            reply(Wire::Anthropic, {}, {call(QStringLiteral("l2"), QStringLiteral("list_files"))}));
         engine::GenerationSettings g;
         g.maxTurns = 2;
         const db::Id run = f.run(engine::kModeAgent, g);
@@ -181,13 +205,16 @@ private Q_SLOTS:
         QVERIFY(f.log.join(QLatin1Char('\n')).contains(QStringLiteral("turn budget")));
     }
 
-    void contextBudgetShortensOldToolOutput()
-    {
-        QList<engine::ChatMessage> m{engine::ChatMessage::system(QStringLiteral("sys")), engine::ChatMessage::user(QStringLiteral("task"))};
+    void contextBudgetShortensOldToolOutput() {
+        QList<engine::ChatMessage> m{engine::ChatMessage::system(QStringLiteral("sys")),
+                                     engine::ChatMessage::user(QStringLiteral("task"))};
         for (int i = 0; i < 6; ++i) {
             engine::ChatMessage a = engine::ChatMessage::assistant({});
-            a.toolCalls = {{QStringLiteral("t%1").arg(i), QStringLiteral("read_file"), QStringLiteral("{}")}};
-            m << a << engine::ChatMessage::toolResult(QStringLiteral("t%1").arg(i), QString(5000, QLatin1Char('a' + i)));
+            a.toolCalls = {
+                {QStringLiteral("t%1").arg(i), QStringLiteral("read_file"), QStringLiteral("{}")}};
+            m << a
+              << engine::ChatMessage::toolResult(QStringLiteral("t%1").arg(i),
+                                                 QString(5000, QLatin1Char('a' + i)));
         }
         const auto before = m;
         QCOMPARE(engine::AgentSession::applyContextBudget(m, 1000000), 0);
@@ -204,11 +231,16 @@ private Q_SLOTS:
         // Whole files written long ago go next; the call keeps its path and stays valid JSON.
         QList<engine::ChatMessage> w{engine::ChatMessage::user(QStringLiteral("task"))};
         engine::ChatMessage write = engine::ChatMessage::assistant({});
-        write.toolCalls = {{QStringLiteral("w"), QStringLiteral("write_file"),
-                            QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("path"), QStringLiteral("model_new.py")},
-                                                                        {QStringLiteral("content"), QString(20000, QLatin1Char('z'))}})
-                                                  .toJson(QJsonDocument::Compact))}};
-        w << write << engine::ChatMessage::toolResult(QStringLiteral("w"), QStringLiteral("wrote 20000 bytes"));
+        write.toolCalls = {
+            {QStringLiteral("w"), QStringLiteral("write_file"),
+             QString::fromUtf8(
+                 QJsonDocument(
+                     QJsonObject{{QStringLiteral("path"), QStringLiteral("model_new.py")},
+                                 {QStringLiteral("content"), QString(20000, QLatin1Char('z'))}})
+                     .toJson(QJsonDocument::Compact))}};
+        w << write
+          << engine::ChatMessage::toolResult(QStringLiteral("w"),
+                                             QStringLiteral("wrote 20000 bytes"));
         for (int i = 0; i < 4; ++i)
             w << engine::ChatMessage::user(QStringLiteral("recent"));
         QCOMPARE(engine::AgentSession::applyContextBudget(w, 5000, 4), 1);
@@ -216,11 +248,12 @@ private Q_SLOTS:
         const QJsonObject args = w.at(1).toolCalls.at(0).arguments(&why);
         QVERIFY(why.isEmpty());
         QCOMPARE(args.value(QStringLiteral("path")).toString(), QStringLiteral("model_new.py"));
-        QVERIFY(args.value(QStringLiteral("content")).toString().startsWith(QStringLiteral("[removed")));
+        QVERIFY(args.value(QStringLiteral("content"))
+                    .toString()
+                    .startsWith(QStringLiteral("[removed")));
     }
 
-    void workspacePathsCannotEscape_data()
-    {
+    void workspacePathsCannotEscape_data() {
         QTest::addColumn<QString>("path");
         QTest::addColumn<bool>("inside");
         QTest::newRow("plain") << QStringLiteral("model_new.py") << true;
@@ -230,8 +263,7 @@ private Q_SLOTS:
         QTest::newRow("absolute out") << QStringLiteral("/etc/passwd") << false;
         QTest::newRow("link out") << QStringLiteral("link/secret") << false;
     }
-    void workspacePathsCannotEscape()
-    {
+    void workspacePathsCannotEscape() {
         QFETCH(QString, path);
         QFETCH(bool, inside);
         QTemporaryDir dir;

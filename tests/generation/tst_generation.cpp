@@ -2,11 +2,9 @@
 // every model call is stored as a turn (messages, tool calls, tokens, cost), transient failures
 // are retried, a refusal is a result, multi-turn keeps the best candidate, and the key never
 // reaches the database.
-#include "generationfixture.h"
-
-#include "providers/chattypes.h"
-
 #include "db/evaluationrepository.h"
+#include "generationfixture.h"
+#include "providers/chattypes.h"
 
 #include <QJsonArray>
 #include <QTest>
@@ -21,13 +19,11 @@ using test::streamed;
 using test::Wire;
 
 namespace {
-QString q(const std::string& s)
-{
+QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QJsonArray jsonArray(const std::string& s)
-{
+QJsonArray jsonArray(const std::string& s) {
     return QJsonDocument::fromJson(QByteArray::fromStdString(s)).array();
 }
 } // namespace
@@ -35,17 +31,16 @@ QJsonArray jsonArray(const std::string& s)
 class TestGeneration : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void oneShotStoresTheWholeTurn_data()
-    {
+    void oneShotStoresTheWholeTurn_data() {
         QTest::addColumn<Wire>("wire");
         QTest::newRow("openai") << Wire::OpenAi;
         QTest::newRow("anthropic") << Wire::Anthropic;
     }
-    void oneShotStoresTheWholeTurn()
-    {
+    void oneShotStoresTheWholeTurn() {
         QFETCH(Wire, wire);
         GenerationFixture f(wire);
-        f.server.enqueue(reply(wire, fenced(scriptedCandidate(QStringLiteral("correct 2.5"))), {}, {}, 1000, 200, 400));
+        f.server.enqueue(reply(wire, fenced(scriptedCandidate(QStringLiteral("correct 2.5"))), {},
+                               {}, 1000, 200, 400));
         const db::Id run = f.run(engine::kModeOneShot);
         QVERIFY(f.finished);
         const auto a = f.attempt(run);
@@ -59,7 +54,8 @@ private Q_SLOTS:
         QVERIFY(q(t.response).contains(QStringLiteral("# SCRIPT: correct 2.5")));
         const QJsonArray sent = jsonArray(t.messagesJson);
         QCOMPARE(sent.size(), 1);
-        QCOMPARE(sent.at(0).toObject().value(QStringLiteral("role")).toString(), QStringLiteral("user"));
+        QCOMPARE(sent.at(0).toObject().value(QStringLiteral("role")).toString(),
+                 QStringLiteral("user"));
         QCOMPARE(t.outputTokens, std::int64_t(200));
         QCOMPARE(t.cacheReadTokens, std::int64_t(400));
         // Anthropic counts cached tokens apart from input_tokens; both are normalised to "every
@@ -80,10 +76,10 @@ private Q_SLOTS:
         QVERIFY(!f.log.join(QLatin1Char('\n')).contains(test::kFakeKey));
     }
 
-    void refusalIsAResultNotAnError()
-    {
+    void refusalIsAResultNotAnError() {
         GenerationFixture f(Wire::Anthropic);
-        f.server.enqueue(reply(Wire::Anthropic, QStringLiteral("I can't help with that."), {}, QStringLiteral("refusal")));
+        f.server.enqueue(reply(Wire::Anthropic, QStringLiteral("I can't help with that."), {},
+                               QStringLiteral("refusal")));
         const db::Id run = f.run(engine::kModeOneShot);
         QVERIFY(f.finished);
         const auto a = f.attempt(run);
@@ -93,21 +89,24 @@ private Q_SLOTS:
         QCOMPARE(f.turns(run).front().stopReason, std::string("refusal"));
     }
 
-    void transientFailuresAreRetried_data()
-    {
+    void transientFailuresAreRetried_data() {
         QTest::addColumn<Wire>("wire");
         QTest::addColumn<ScriptedResponse>("first");
         const QByteArray busy = R"({"error":{"type":"rate_limit_error","message":"slow down"}})";
-        QTest::newRow("429 retry-after") << Wire::OpenAi
-                                         << ScriptedResponse::json(429, busy, {{QByteArray("retry-after-ms"), QByteArray("30")}});
-        QTest::newRow("500") << Wire::Anthropic << ScriptedResponse::json(500, R"({"error":{"message":"boom"}})");
-        QTest::newRow("stream cut openai") << Wire::OpenAi
-                                           << streamed(Wire::OpenAi, {QStringLiteral("```python\n# SCRI")}, std::nullopt, true);
-        QTest::newRow("stream cut anthropic") << Wire::Anthropic
-                                              << streamed(Wire::Anthropic, {QStringLiteral("```python\n")}, std::nullopt, true);
+        QTest::newRow("429 retry-after")
+            << Wire::OpenAi
+            << ScriptedResponse::json(429, busy,
+                                      {{QByteArray("retry-after-ms"), QByteArray("30")}});
+        QTest::newRow("500") << Wire::Anthropic
+                             << ScriptedResponse::json(500, R"({"error":{"message":"boom"}})");
+        QTest::newRow("stream cut openai")
+            << Wire::OpenAi
+            << streamed(Wire::OpenAi, {QStringLiteral("```python\n# SCRI")}, std::nullopt, true);
+        QTest::newRow("stream cut anthropic")
+            << Wire::Anthropic
+            << streamed(Wire::Anthropic, {QStringLiteral("```python\n")}, std::nullopt, true);
     }
-    void transientFailuresAreRetried()
-    {
+    void transientFailuresAreRetried() {
         QFETCH(Wire, wire);
         QFETCH(ScriptedResponse, first);
         GenerationFixture f(wire);
@@ -127,27 +126,30 @@ private Q_SLOTS:
         QVERIFY(last.error.empty());
     }
 
-    void brokenAnswersEndWithoutACandidate_data()
-    {
+    void brokenAnswersEndWithoutACandidate_data() {
         QTest::addColumn<Wire>("wire");
         QTest::addColumn<ScriptedResponse>("answer");
         QTest::addColumn<QJsonObject>("providerSettings");
         QTest::addColumn<QString>("message");
-        QTest::newRow("malformed json") << Wire::OpenAi << ScriptedResponse::json(200, "{\"choices\": [ {\"mess")
-                                        << QJsonObject() << QStringLiteral("provider error");
+        QTest::newRow("malformed json")
+            << Wire::OpenAi << ScriptedResponse::json(200, "{\"choices\": [ {\"mess")
+            << QJsonObject() << QStringLiteral("provider error");
         QString huge = fenced(scriptedCandidate(QStringLiteral("correct 2.0")));
         huge += QString(20000, QLatin1Char('x'));
-        QTest::newRow("over-long response") << Wire::Anthropic << reply(Wire::Anthropic, huge)
-                                            << QJsonObject{{QStringLiteral("max_response_bytes"), 4096}}
-                                            << QStringLiteral("provider error");
-        QTest::newRow("cut at max tokens") << Wire::OpenAi
-                                           << reply(Wire::OpenAi, QStringLiteral("```python\nimport torch\n"), {}, QStringLiteral("length"))
-                                           << QJsonObject() << QStringLiteral("token limit");
-        QTest::newRow("no code") << Wire::Anthropic << reply(Wire::Anthropic, QStringLiteral("Sure, here is an idea."))
+        QTest::newRow("over-long response")
+            << Wire::Anthropic << reply(Wire::Anthropic, huge)
+            << QJsonObject{{QStringLiteral("max_response_bytes"), 4096}}
+            << QStringLiteral("provider error");
+        QTest::newRow("cut at max tokens")
+            << Wire::OpenAi
+            << reply(Wire::OpenAi, QStringLiteral("```python\nimport torch\n"), {},
+                     QStringLiteral("length"))
+            << QJsonObject() << QStringLiteral("token limit");
+        QTest::newRow("no code") << Wire::Anthropic
+                                 << reply(Wire::Anthropic, QStringLiteral("Sure, here is an idea."))
                                  << QJsonObject() << QStringLiteral("no code block");
     }
-    void brokenAnswersEndWithoutACandidate()
-    {
+    void brokenAnswersEndWithoutACandidate() {
         QFETCH(Wire, wire);
         QFETCH(ScriptedResponse, answer);
         QFETCH(QJsonObject, providerSettings);
@@ -163,8 +165,7 @@ private Q_SLOTS:
         QVERIFY(!f.turns(run).empty());
     }
 
-    void replayProviderReservesAStoredTranscript()
-    {
+    void replayProviderReservesAStoredTranscript() {
         GenerationFixture f(Wire::OpenAi);
         engine::ChatResponse stored;
         stored.content = fenced(scriptedCandidate(QStringLiteral("correct 1.7")));
@@ -179,7 +180,8 @@ private Q_SLOTS:
         db::ProviderRow p;
         p.name = "stored";
         p.kind = "replay";
-        p.settingsJson = test::compactJson({{QStringLiteral("transcript"), transcript}}).toStdString();
+        p.settingsJson =
+            test::compactJson({{QStringLiteral("transcript"), transcript}}).toStdString();
         db::ModelRow m;
         m.providerId = catalog.upsertProvider(p);
         m.name = "replayed";
@@ -193,12 +195,14 @@ private Q_SLOTS:
         QCOMPARE(f.turns(run).front().inputTokens, std::int64_t(300));
     }
 
-    void multiTurnKeepsTheBestCandidate()
-    {
+    void multiTurnKeepsTheBestCandidate() {
         GenerationFixture f(Wire::OpenAi);
-        f.server.enqueue(reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("incorrect")))));
-        f.server.enqueue(reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("correct 3.0")))));
-        f.server.enqueue(reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("correct 1.5")))));
+        f.server.enqueue(
+            reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("incorrect")))));
+        f.server.enqueue(
+            reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("correct 3.0")))));
+        f.server.enqueue(
+            reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("correct 1.5")))));
         engine::GenerationSettings g;
         g.turns = 3;
         g.targetSpeedup = 100; // never good enough: all three turns run
@@ -214,7 +218,8 @@ private Q_SLOTS:
         QCOMPARE(turns.at(0).role, std::string("generation"));
         QCOMPARE(turns.at(1).role, std::string("feedback"));
         // The feedback on the wrong candidate went back to the model with the conversation.
-        QVERIFY2(q(turns.at(1).prompt).contains(QStringLiteral("incorrect")), turns.at(1).prompt.c_str());
+        QVERIFY2(q(turns.at(1).prompt).contains(QStringLiteral("incorrect")),
+                 turns.at(1).prompt.c_str());
         QCOMPARE(jsonArray(turns.at(2).messagesJson).size(), 5);
         const auto candidates = db::RunRepository(f.conn()).candidates(a.id);
         QCOMPARE(candidates.size(), size_t(3));
@@ -223,12 +228,14 @@ private Q_SLOTS:
         QVERIFY(q(candidates.at(1).code).contains(QStringLiteral("correct 3.0")));
     }
 
-    void multiTurnStopsOnceFastEnough()
-    {
+    void multiTurnStopsOnceFastEnough() {
         GenerationFixture f(Wire::Anthropic);
-        f.server.enqueue(reply(Wire::Anthropic, fenced(scriptedCandidate(QStringLiteral("build_error")))));
-        f.server.enqueue(reply(Wire::Anthropic, fenced(scriptedCandidate(QStringLiteral("correct 2.0")))));
-        f.server.enqueue(reply(Wire::Anthropic, fenced(scriptedCandidate(QStringLiteral("correct 9.0")))));
+        f.server.enqueue(
+            reply(Wire::Anthropic, fenced(scriptedCandidate(QStringLiteral("build_error")))));
+        f.server.enqueue(
+            reply(Wire::Anthropic, fenced(scriptedCandidate(QStringLiteral("correct 2.0")))));
+        f.server.enqueue(
+            reply(Wire::Anthropic, fenced(scriptedCandidate(QStringLiteral("correct 9.0")))));
         engine::GenerationSettings g;
         g.turns = 3;
         const db::Id run = f.run(engine::kModeMultiTurn, g);
@@ -240,10 +247,10 @@ private Q_SLOTS:
         QCOMPARE(*f.attempt(run).speedupEager, 2.0);
     }
 
-    void multiTurnHarnessFailureLaterKeepsTheBest()
-    {
+    void multiTurnHarnessFailureLaterKeepsTheBest() {
         GenerationFixture f(Wire::OpenAi);
-        f.server.enqueue(reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("correct 1.01")))));
+        f.server.enqueue(
+            reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("correct 1.01")))));
         f.server.enqueue(reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("exit 1")))));
         engine::GenerationSettings g;
         g.turns = 3;
@@ -257,11 +264,12 @@ private Q_SLOTS:
         QVERIFY2(q(a.message).contains(QStringLiteral("harness")), a.message.c_str());
     }
 
-    void multiTurnRefusalLaterKeepsTheBest()
-    {
+    void multiTurnRefusalLaterKeepsTheBest() {
         GenerationFixture f(Wire::OpenAi);
-        f.server.enqueue(reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("correct 1.02")))));
-        f.server.enqueue(reply(Wire::OpenAi, QStringLiteral("No."), {}, QStringLiteral("content_filter")));
+        f.server.enqueue(
+            reply(Wire::OpenAi, fenced(scriptedCandidate(QStringLiteral("correct 1.02")))));
+        f.server.enqueue(
+            reply(Wire::OpenAi, QStringLiteral("No."), {}, QStringLiteral("content_filter")));
         engine::GenerationSettings g;
         g.turns = 4;
         const db::Id run = f.run(engine::kModeMultiTurn, g);

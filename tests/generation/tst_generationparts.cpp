@@ -1,11 +1,10 @@
 // The parts of generation that need no server: skill files, the settings stored with a run,
 // multi-turn feedback and best-candidate choice, and redaction of what a turn stores.
+#include "core/error.h"
 #include "generation/feedback.h"
 #include "generation/generationsettings.h"
 #include "generation/skill.h"
 #include "generation/turnrecord.h"
-
-#include "core/error.h"
 
 #include <QDir>
 #include <QTest>
@@ -13,8 +12,8 @@
 using namespace kb;
 
 namespace {
-db::EvaluationRecord evaluated(const std::string& verdict, std::optional<double> eager, std::optional<double> compile = {})
-{
+db::EvaluationRecord evaluated(const std::string& verdict, std::optional<double> eager,
+                               std::optional<double> compile = {}) {
     db::EvaluationRecord r;
     r.evaluation.verdict = verdict;
     r.attemptVerdict = verdict;
@@ -27,8 +26,7 @@ db::EvaluationRecord evaluated(const std::string& verdict, std::optional<double>
 class TestGenerationParts : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void everyShippedSkillIsValid()
-    {
+    void everyShippedSkillIsValid() {
         const auto skills = engine::availableSkills();
         QVERIFY(!skills.isEmpty());
         for (const auto& s : skills) {
@@ -41,19 +39,25 @@ private Q_SLOTS:
         QVERIFY(cuda.text.startsWith(QStringLiteral("---\n")));
     }
 
-    void skillFrontMatterIsChecked_data()
-    {
+    void skillFrontMatterIsChecked_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("error");
-        QTest::newRow("ok") << QStringLiteral("---\nname: my-skill\ndescription: \"Does things.\"\n---\n# Body\ntext\n") << QString();
-        QTest::newRow("no front matter") << QStringLiteral("# Just markdown\n") << QStringLiteral("front matter");
-        QTest::newRow("unclosed") << QStringLiteral("---\nname: a\ndescription: b\n") << QStringLiteral("not closed");
-        QTest::newRow("no name") << QStringLiteral("---\ndescription: b\n---\nx\n") << QStringLiteral("no name");
-        QTest::newRow("bad name") << QStringLiteral("---\nname: My Skill\ndescription: b\n---\nx\n") << QStringLiteral("lower-case");
-        QTest::newRow("no description") << QStringLiteral("---\nname: a\n---\nx\n") << QStringLiteral("no description");
+        QTest::newRow("ok")
+            << QStringLiteral(
+                   "---\nname: my-skill\ndescription: \"Does things.\"\n---\n# Body\ntext\n")
+            << QString();
+        QTest::newRow("no front matter")
+            << QStringLiteral("# Just markdown\n") << QStringLiteral("front matter");
+        QTest::newRow("unclosed") << QStringLiteral("---\nname: a\ndescription: b\n")
+                                  << QStringLiteral("not closed");
+        QTest::newRow("no name") << QStringLiteral("---\ndescription: b\n---\nx\n")
+                                 << QStringLiteral("no name");
+        QTest::newRow("bad name") << QStringLiteral("---\nname: My Skill\ndescription: b\n---\nx\n")
+                                  << QStringLiteral("lower-case");
+        QTest::newRow("no description")
+            << QStringLiteral("---\nname: a\n---\nx\n") << QStringLiteral("no description");
     }
-    void skillFrontMatterIsChecked()
-    {
+    void skillFrontMatterIsChecked() {
         QFETCH(QString, text);
         QFETCH(QString, error);
         QString why;
@@ -67,8 +71,7 @@ private Q_SLOTS:
         }
     }
 
-    void skillByFileAndUnknownSkill()
-    {
+    void skillByFileAndUnknownSkill() {
         QTemporaryDir dir;
         QFile f(dir.filePath(QStringLiteral("mine.md")));
         QVERIFY(f.open(QIODevice::WriteOnly));
@@ -78,8 +81,7 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(engine::Error, engine::loadSkill(QStringLiteral("no-such-skill")));
     }
 
-    void settingsRoundTripAndResolve()
-    {
+    void settingsRoundTripAndResolve() {
         engine::GenerationSettings g;
         g.turns = 5;
         g.maxTurns = 17;
@@ -96,13 +98,14 @@ private Q_SLOTS:
         QVERIFY(agent.skillText.contains(QStringLiteral("Rules")));
         QCOMPARE(engine::resolveGenerationSettings(engine::kModeOneShot, g).turns, 1);
         QVERIFY(engine::resolveGenerationSettings(engine::kModeOneShot, g).skillText.isEmpty());
-        QVERIFY_THROWS_EXCEPTION(engine::Error, engine::resolveGenerationSettings(QStringLiteral("freestyle"), g));
+        QVERIFY_THROWS_EXCEPTION(engine::Error,
+                                 engine::resolveGenerationSettings(QStringLiteral("freestyle"), g));
         g.turns = 0;
-        QVERIFY_THROWS_EXCEPTION(engine::Error, engine::resolveGenerationSettings(engine::kModeMultiTurn, g));
+        QVERIFY_THROWS_EXCEPTION(engine::Error,
+                                 engine::resolveGenerationSettings(engine::kModeMultiTurn, g));
     }
 
-    void bestCandidateChoice()
-    {
+    void bestCandidateChoice() {
         const auto wrong = evaluated("incorrect", {});
         const auto slow = evaluated("correct", 0.8);
         const auto fast = evaluated("correct", 2.0);
@@ -121,8 +124,7 @@ private Q_SLOTS:
         QVERIFY(!engine::goodEnough(suspicious, 1.05));
     }
 
-    void feedbackSaysWhatWentWrong()
-    {
+    void feedbackSaysWhatWentWrong() {
         auto build = evaluated("build_error", {});
         db::BuildRow b;
         b.status = "failed";
@@ -137,7 +139,8 @@ private Q_SLOTS:
 
         auto wrong = evaluated("incorrect", {});
         wrong.evaluation.maxAbsError = 0.5;
-        wrong.trials = {{0, true, 0.0, 0.0, 0.0, ""}, {1, false, 0.5, 1.0, 0.3, "max abs error 0.5 at [3, 1]"}};
+        wrong.trials = {{0, true, 0.0, 0.0, 0.0, ""},
+                        {1, false, 0.5, 1.0, 0.3, "max abs error 0.5 at [3, 1]"}};
         const QString w = engine::feedbackText(wrong, 1);
         QVERIFY(w.contains(QStringLiteral("1 of 2 trials failed")));
         QVERIFY(w.contains(QStringLiteral("at [3, 1]")));
@@ -155,15 +158,16 @@ private Q_SLOTS:
         QVERIFY(t.contains(QStringLiteral("torch.compile was not measured")));
     }
 
-    void storedTurnsAreRedacted()
-    {
+    void storedTurnsAreRedacted() {
         const QByteArray key = "sk-unit-REDACTME-0123456789";
         engine::ChatRequest sent;
-        sent.messages = {engine::ChatMessage::system(QStringLiteral("sys")),
-                         engine::ChatMessage::user(QStringLiteral("my key is sk-unit-REDACTME-0123456789"))};
+        sent.messages = {
+            engine::ChatMessage::system(QStringLiteral("sys")),
+            engine::ChatMessage::user(QStringLiteral("my key is sk-unit-REDACTME-0123456789"))};
         engine::ChatResponse r;
         r.content = QStringLiteral("echo: sk-unit-REDACTME-0123456789");
-        r.toolCalls = {{QStringLiteral("c"), QStringLiteral("run_command"), QStringLiteral("{\"command\":\"echo sk-unit-REDACTME-0123456789\"}")}};
+        r.toolCalls = {{QStringLiteral("c"), QStringLiteral("run_command"),
+                        QStringLiteral("{\"command\":\"echo sk-unit-REDACTME-0123456789\"}")}};
         r.usage = {10, 5, 3, 2};
         r.costUsd = 0.25;
         const engine::TurnContext ctx{7, 3, QStringLiteral("tool"), {key}};
