@@ -16,6 +16,7 @@ using test::GenerationFixture;
 using test::reply;
 using test::ScriptedCall;
 using test::scriptedCandidate;
+using test::ScriptedResponse;
 using test::streamed;
 using test::Wire;
 
@@ -26,6 +27,16 @@ QString q(const std::string& s) {
 
 QJsonArray jsonArray(const std::string& s) {
     return QJsonDocument::fromJson(QByteArray::fromStdString(s)).array();
+}
+
+// Whether a process with exactly this command line (NUL-separated) is alive.
+bool commandRunning(const QByteArray& cmdline) {
+    for (const QString& pid : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+        QFile f(QStringLiteral("/proc/%1/cmdline").arg(pid));
+        if (f.open(QIODevice::ReadOnly) && f.readAll().startsWith(cmdline))
+            return true;
+    }
+    return false;
 }
 
 ScriptedCall call(const QString& id, const QString& name, const QJsonObject& args = {}) {
@@ -203,6 +214,48 @@ private Q_SLOTS:
         QCOMPARE(f.server.requests().size(), 2);
         QCOMPARE(f.attempt(run).verdict, std::string("correct"));
         QVERIFY(f.log.join(QLatin1Char('\n')).contains(QStringLiteral("turn budget")));
+    }
+
+    void cancellingStopsAnAgentMidConversation() {
+        GenerationFixture f(Wire::OpenAi);
+        // The first turn starts a long command; the second request is never answered.
+        f.server.enqueue(
+            reply(Wire::OpenAi, {},
+                  {call(QStringLiteral("s"), QStringLiteral("run_command"),
+                        {{QStringLiteral("command"), QStringLiteral("sleep 31.7")}})}));
+        ScriptedResponse silent;
+        silent.neverAnswer = true;
+        f.server.enqueue(silent);
+        engine::RunSpec s;
+        s.suite = QStringLiteral("sample");
+        s.models = {QStringLiteral("coder")};
+        s.tasks = {QStringLiteral("t1"), QStringLiteral("t2")};
+        s.mode = engine::kModeAgent;
+        s.settings.buildJobs = 1;
+        const db::Id run = f.engine->createRun(s);
+        QSignalSpy done(f.engine.get(), &engine::RunEngine::runFinished);
+        f.engine->start(run);
+        QTRY_COMPARE_WITH_TIMEOUT(f.server.requests().size(), 1, 10000);
+        if (engine::probeSandbox().ok)
+            QTRY_VERIFY_WITH_TIMEOUT(commandRunning(QByteArray("sleep\0"
+                                                               "31.7",
+                                                               10)),
+                                     10000);
+        // One attempt generates while holding the only slot; the other waits in the queue.
+        QTest::qWait(300);
+        QCOMPARE(f.engine->progressSnapshot().generating, 1);
+        QCOMPARE(f.engine->progressSnapshot().queued, 1);
+        f.engine->cancel();
+        QCOMPARE(done.count(), 1);
+        QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("cancelled"));
+        QCOMPARE(db::RunRepository(f.conn()).statusCounts(run).at("cancelled"), 2);
+        // The command died with its session, and nothing of the cancelled attempt answers later.
+        QTest::qWait(500);
+        QVERIFY(!commandRunning(QByteArray("sleep\0"
+                                           "31.7",
+                                           10)));
+        QCOMPARE(done.count(), 1);
+        QVERIFY(!f.engine->isRunning());
     }
 
     void contextBudgetShortensOldToolOutput() {
