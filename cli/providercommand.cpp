@@ -5,11 +5,13 @@
 #include "db/catalogrepository.h"
 #include "db/database.h"
 #include "generation/providerclients.h"
+#include "generation/transcriptexport.h"
 #include "providers/chatprovider.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QEventLoop>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -183,6 +185,28 @@ int testProvider(QCommandLineParser& p, const QString& name) {
     return code;
 }
 
+int writeTranscript(QCommandLineParser& p) {
+    bool ok = false;
+    const db::Id attemptId = p.value(QStringLiteral("attempt")).toLongLong(&ok);
+    if (!ok || p.value(QStringLiteral("out")).isEmpty())
+        return fail(
+            QStringLiteral("usage: kbstudio-cli provider transcript --attempt ID --out FILE"), 2);
+    db::Database database(databasePath(p).toStdString(), db::Database::Access::ReadOnly);
+    const auto turns = engine::attemptTranscript(database.connection(), attemptId);
+    if (turns.isEmpty())
+        return fail(QStringLiteral("attempt %1 has no answered model call").arg(attemptId));
+    QFile f(p.value(QStringLiteral("out")));
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        f.write(QJsonDocument(engine::transcriptToJson(turns)).toJson()) < 0)
+        return fail(QStringLiteral("cannot write %1: %2").arg(f.fileName(), f.errorString()));
+    out(QStringLiteral("%1 turn(s) of attempt %2 written to %3; serve them again with provider add "
+                       "--kind replay --transcript %3\n")
+            .arg(turns.size())
+            .arg(attemptId)
+            .arg(f.fileName()));
+    return 0;
+}
+
 } // namespace
 
 int providerCommand(const QStringList& args) {
@@ -193,6 +217,8 @@ int providerCommand(const QStringList& args) {
                        "provider list\n"
                        "provider test NAME [--model M]: lists the models (/v1/models) and sends a "
                        "one-token request.\n"
+                       "provider transcript --attempt ID --out FILE: an attempt's conversation, "
+                       "for a replay provider.\n"
                        "Keys go to the OS keychain or the 0600 key file "
                        "($KBSTUDIO_CONFIG_DIR/keys.json), never the database."));
     p.addOption(dbOption());
@@ -224,7 +250,12 @@ int providerCommand(const QStringList& args) {
     p.addOption({QStringLiteral("model"),
                  QStringLiteral("test: the model to ask (default: the provider's first)."),
                  QStringLiteral("M")});
-    p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("add, list or test"));
+    p.addOption({QStringLiteral("attempt"), QStringLiteral("transcript: the attempt."),
+                 QStringLiteral("ID")});
+    p.addOption({QStringLiteral("out"), QStringLiteral("transcript: the file to write."),
+                 QStringLiteral("FILE")});
+    p.addPositionalArgument(QStringLiteral("action"),
+                            QStringLiteral("add, list, test or transcript"));
     int code = 0;
     if (!parseCommandLine(p, args, QStringLiteral("provider"), code))
         return code;
@@ -236,12 +267,16 @@ int providerCommand(const QStringList& args) {
             return listProviders(p);
         if (pos.value(0) == QLatin1String("test") && pos.size() == 2)
             return testProvider(p, pos.at(1));
+        if (pos.value(0) == QLatin1String("transcript") && pos.size() == 1)
+            return writeTranscript(p);
     } catch (const engine::Error& e) {
         return fail(e.message());
     } catch (const db::Error& e) {
         return fail(QString::fromUtf8(e.what()));
     }
-    return fail(QStringLiteral("usage: kbstudio-cli provider add|list|test NAME (see --help)"), 2);
+    return fail(
+        QStringLiteral("usage: kbstudio-cli provider add|list|test NAME|transcript (see --help)"),
+        2);
 }
 
 int modelCommand(const QStringList& args) {

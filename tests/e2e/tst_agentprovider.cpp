@@ -213,8 +213,20 @@ private Q_SLOTS:
         cost.bind(1, a.id);
         QVERIFY(cost.step() && cost.real(0) > 0);
 
-        // The key scan: the database file, the engine's output, every export.
-        QByteArray scanned = readAll(db) + readAll(db + QStringLiteral("-wal")) + engineOutput;
+        // The attempt's transcript, for a replay provider.
+        const QString transcript = dir.path() + QStringLiteral("/transcript.json");
+        c = runCli({QStringLiteral("provider"), QStringLiteral("transcript"),
+                    QStringLiteral("--attempt"), QString::number(a.id), QStringLiteral("--out"),
+                    transcript, QStringLiteral("--db"), db},
+                   env);
+        QVERIFY2(c.exitCode == 0, c.out.constData());
+        const QJsonArray stored = QJsonDocument::fromJson(readAll(transcript)).array();
+        QCOMPARE(stored.size(), static_cast<qsizetype>(turns.size()));
+        QCOMPARE(stored.at(0).toObject().value(QStringLiteral("tool_calls")).toArray().size(), 2);
+
+        // The key scan: the database file, the engine's output, the transcript, every export.
+        QByteArray scanned =
+            readAll(db) + readAll(db + QStringLiteral("-wal")) + engineOutput + readAll(transcript);
         for (const QString& format :
              {QStringLiteral("html"), QStringLiteral("markdown"), QStringLiteral("csv"),
               QStringLiteral("json"), QStringLiteral("samples-csv"),

@@ -6,6 +6,7 @@
 #include "generation/agentsession.h"
 #include "generation/agentworkspace.h"
 #include "generation/commandrunner.h"
+#include "generation/transcriptexport.h"
 #include "generationfixture.h"
 
 #include <QJsonArray>
@@ -136,6 +137,65 @@ private Q_SLOTS:
         const auto runRow = db::RunRepository(f.conn()).run(run);
         QVERIFY(q(runRow->settingsJson)
                     .contains(QStringLiteral("\"skill\":\"cuda-kernel-optimization\"")));
+    }
+
+    void storedAgentRunIsReplayedOffline() {
+        GenerationFixture f(Wire::Anthropic);
+        f.server.enqueue(reply(
+            Wire::Anthropic, QStringLiteral("Writing."),
+            {call(QStringLiteral("w"), QStringLiteral("write_file"),
+                  {{QStringLiteral("path"), QStringLiteral("model_new.py")},
+                   {QStringLiteral("content"), scriptedCandidate(QStringLiteral("incorrect"))}}),
+             call(QStringLiteral("v"), QStringLiteral("verify"))}));
+        f.server.enqueue(
+            reply(Wire::Anthropic, QStringLiteral("Fixing."),
+                  {call(QStringLiteral("e"), QStringLiteral("edit_file"),
+                        {{QStringLiteral("path"), QStringLiteral("model_new.py")},
+                         {QStringLiteral("old_string"), QStringLiteral("incorrect")},
+                         {QStringLiteral("new_string"), QStringLiteral("correct 1.3")}}),
+                   call(QStringLiteral("v2"), QStringLiteral("verify"))}));
+        const db::Id first = f.run(engine::kModeAgent);
+        QVERIFY(f.finished);
+        QCOMPARE(f.attempt(first).verdict, std::string("correct"));
+
+        const auto transcript = engine::attemptTranscript(f.conn(), f.attempt(first).id);
+        QCOMPARE(transcript.size(), 2);
+        QCOMPARE(transcript.at(0).toolCalls.size(), 2);
+        QCOMPARE(transcript.at(1).toolCalls.at(0).name, QStringLiteral("edit_file"));
+        const QString file = f.path() + QStringLiteral("/agent-transcript.json");
+        QFile out(file);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(engine::transcriptToJson(transcript)).toJson());
+        out.close();
+        db::CatalogRepository catalog(f.conn());
+        db::ProviderRow p;
+        p.name = "replayed";
+        p.kind = "replay";
+        p.settingsJson = test::compactJson({{QStringLiteral("transcript"), file}}).toStdString();
+        db::ModelRow m;
+        m.providerId = catalog.upsertProvider(p);
+        m.name = "replayed-coder";
+        catalog.upsertModel(m);
+
+        const int requestsBefore = static_cast<int>(f.server.requests().size());
+        const db::Id again = f.run(engine::kModeAgent, {}, 60000, QStringLiteral("replayed-coder"));
+        QVERIFY(f.finished);
+        QCOMPARE(static_cast<int>(f.server.requests().size()), requestsBefore);
+        const auto a = f.attempt(again);
+        QCOMPARE(a.verdict, std::string("correct"));
+        QCOMPARE(*a.speedupEager, 1.3);
+        const auto turns = f.turns(again);
+        QCOMPARE(turns.size(), size_t(2));
+        // The tools ran again, with the same results.
+        const auto original = f.turns(first);
+        for (size_t i = 0; i < 2; ++i) {
+            const QJsonArray was = jsonArray(original.at(i).toolCallsJson);
+            const QJsonArray is = jsonArray(turns.at(i).toolCallsJson);
+            QCOMPARE(is.size(), was.size());
+            for (qsizetype k = 0; k < is.size(); ++k)
+                QCOMPARE(is.at(k).toObject().value(QStringLiteral("is_error")),
+                         was.at(k).toObject().value(QStringLiteral("is_error")));
+        }
     }
 
     void fileToolsAndCommandStayInTheWorkspace() {
