@@ -126,6 +126,38 @@ private Q_SLOTS:
         QVERIFY(last.error.empty());
     }
 
+    void providerConcurrencyLimitHoldsAcrossAttempts_data() {
+        QTest::addColumn<int>("limit");
+        QTest::newRow("one at a time") << 1;
+        QTest::newRow("two at once") << 2;
+    }
+    void providerConcurrencyLimitHoldsAcrossAttempts() {
+        QFETCH(int, limit);
+        GenerationFixture f(Wire::OpenAi, {{QStringLiteral("max_concurrent"), limit}});
+        const QString text = fenced(scriptedCandidate(QStringLiteral("correct 2.0")));
+        for (int i = 0; i < 2; ++i) {
+            auto slow = streamed(Wire::OpenAi, {text.left(10), text.mid(10, 10), text.mid(20)});
+            slow.chunkDelayMs = 150;
+            f.server.enqueue(slow);
+        }
+        engine::RunSpec s;
+        s.suite = QStringLiteral("sample");
+        s.models = {QStringLiteral("coder")};
+        s.tasks = {QStringLiteral("t1"), QStringLiteral("t2")};
+        s.settings.buildJobs = 2;
+        const db::Id run = f.engine->createRun(s);
+        QSignalSpy done(f.engine.get(), &engine::RunEngine::runFinished);
+        f.engine->start(run);
+        QTRY_VERIFY_WITH_TIMEOUT(!f.server.requests().isEmpty(), 10000);
+        // Both attempts generate at once; the provider's limiter decides how many requests run.
+        QTest::qWait(250);
+        QCOMPARE(static_cast<int>(f.server.requests().size()), limit);
+        QVERIFY(done.wait(60000));
+        QCOMPARE(f.server.requests().size(), 2);
+        for (const auto& a : db::RunRepository(f.conn()).attempts(run))
+            QCOMPARE(a.verdict, std::string("correct"));
+    }
+
     void brokenAnswersEndWithoutACandidate_data() {
         QTest::addColumn<Wire>("wire");
         QTest::addColumn<ScriptedResponse>("answer");
