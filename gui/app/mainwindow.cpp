@@ -6,6 +6,8 @@
 #include "pages/monitorpage.h"
 #include "pages/providerspage.h"
 #include "pages/suitespage.h"
+#include "pages/runlauncherdialog.h"
+#include "data/runlauncher.h"
 #include "pages/leaderboardpage.h"
 #include "pages/placeholderpage.h"
 #include "pages/plotspage.h"
@@ -14,6 +16,8 @@
 
 #include "core/paths.h"
 #include "providers/keystore.h"
+#include "run/runengine.h"
+#include "core/error.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -23,6 +27,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -44,6 +49,7 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_loader(new SnapshotLoader(this))
     , m_catalogLoader(new CatalogLoader(this))
+    , m_exporter(new ExportRunner(this))
     , m_keys(std::make_unique<engine::FileKeyStore>())
     , m_banner(new QLabel(this))
     , m_outer(new QStackedWidget(this))
@@ -114,6 +120,13 @@ MainWindow::MainWindow(QWidget* parent)
             showError(message);
     });
     connect(m_providersPage, &ProvidersPage::catalogChanged, this, &MainWindow::reloadCatalog);
+    connect(m_exporter, &ExportRunner::finished, this, [this](const QString& error, const QString& summary) {
+        if (!error.isEmpty())
+            showError(error);
+        else
+            m_status->setText(summary);
+        Q_EMIT exportFinished(error, summary);
+    });
     connect(m_suitesPage, &SuitesPage::catalogChanged, this, &MainWindow::reloadCatalog);
     connect(m_placeholder, &PlaceholderPage::openRequested, this, &MainWindow::openDatabaseDialog);
     connect(m_scopeBox, &QComboBox::activated, this,
@@ -147,6 +160,25 @@ void MainWindow::createActions()
             reloadKeys << key;
     }
     reloadAction->setShortcuts(reloadKeys);
+    fileMenu->addSeparator();
+    auto* newRun = fileMenu->addAction(tr("&New run…"), this, &MainWindow::newRunDialog);
+    newRun->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    newRun->setToolTip(tr("Choose models, tasks and settings, see the estimate, and start a run"));
+    auto* exportAction = fileMenu->addAction(tr("&Export…"), this, &MainWindow::exportWithDialog);
+    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportAction->setToolTip(tr("Export what the Results page's filter selects"));
+    auto* exportMenu = fileMenu->addMenu(tr("Export &as"));
+    const std::array<std::pair<report::ExportFormat, QString>, 7> formats = {{
+        {report::ExportFormat::Html, tr("&HTML report…")},
+        {report::ExportFormat::Pdf, tr("&PDF report…")},
+        {report::ExportFormat::Markdown, tr("&Markdown leaderboard…")},
+        {report::ExportFormat::Csv, tr("Attempts as &CSV…")},
+        {report::ExportFormat::Json, tr("Attempts as &JSON…")},
+        {report::ExportFormat::SamplesCsv, tr("Timing &samples as CSV…")},
+        {report::ExportFormat::KernelBench, tr("&KernelBench eval_results.json…")},
+    }};
+    for (const auto& [format, text] : formats)
+        exportMenu->addAction(text, this, [this, f = format]() { exportFormatWithDialog(f); });
     fileMenu->addSeparator();
     auto* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -196,6 +228,10 @@ void MainWindow::createActions()
 
 void MainWindow::openDatabase(const QString& path)
 {
+    if (m_engine && path != m_databasePath && !m_engine->isRunning()) {
+        m_monitorPage->setEngine(nullptr);
+        m_engine.reset(); // an idle engine of the previous database
+    }
     m_databasePath = path;
     m_attemptPage->setDatabasePath(path);
     m_providersPage->setDatabasePath(path);
@@ -217,6 +253,102 @@ void MainWindow::reload()
 {
     if (!m_databasePath.isEmpty())
         openDatabase(m_databasePath);
+}
+
+GuiExportFilter MainWindow::currentExportFilter() const
+{
+    return exportFilterFor(*m_resultsPage->proxy(), runScope());
+}
+
+void MainWindow::exportTo(report::ExportFormat format, const QString& path)
+{
+    if (m_databasePath.isEmpty()) {
+        Q_EMIT exportFinished(tr("Open a database first."), {});
+        return;
+    }
+    m_status->setText(tr("Exporting %1…").arg(report::exportFormatName(format)));
+    m_exporter->start(m_databasePath, format, currentExportFilter().filter, path);
+}
+
+void MainWindow::exportWithDialog()
+{
+    QStringList names = report::exportFormatNames();
+    bool ok = false;
+    const QString name = QInputDialog::getItem(this, tr("Export"),
+                                               tr("Export %1 as:").arg(currentExportFilter().description), names, 0,
+                                               false, &ok);
+    if (ok)
+        exportFormatWithDialog(*report::exportFormatFromName(name));
+}
+
+void MainWindow::exportFormatWithDialog(report::ExportFormat format)
+{
+    if (m_databasePath.isEmpty()) {
+        showError(tr("Open a database before exporting (Ctrl+O)."));
+        return;
+    }
+    const GuiExportFilter f = currentExportFilter();
+    if (!f.note.isEmpty())
+        QMessageBox::information(this, tr("Export"), f.note);
+    const QString start = QFileInfo(m_databasePath).absoluteDir().filePath(defaultExportFileName(format));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export %1 (%2)").arg(report::exportFormatName(format), f.description), start);
+    if (!path.isEmpty())
+        exportTo(format, path);
+}
+
+void MainWindow::newRunDialog()
+{
+    if (m_databasePath.isEmpty() || !m_catalog) {
+        showError(tr("Open a database before starting a run (Ctrl+O)."));
+        return;
+    }
+    RunLauncherDialog dialog(m_catalog, this);
+    if (dialog.exec() != QDialog::Accepted || dialog.start() == RunLauncherDialog::Start::No)
+        return;
+    QString error;
+    launchRun(dialog.plan(), dialog.start() == RunLauncherDialog::Start::InBackground, &error);
+    if (!error.isEmpty())
+        showError(error);
+}
+
+db::Id MainWindow::launchRun(const RunPlan& plan, bool inBackground, QString* error)
+{
+    if (!m_catalog) {
+        *error = tr("Open a database first.");
+        return 0;
+    }
+    const auto spec = toRunSpec(*m_catalog, plan, error);
+    if (!spec)
+        return 0;
+    if (!inBackground && m_engine && m_engine->isRunning()) {
+        *error = tr("This window is already running a run; start the new one in the background.");
+        return 0;
+    }
+    const db::Id runId = createRunFromSpec(m_databasePath, *spec, launcherSettings(plan), error);
+    if (runId == 0)
+        return 0;
+    if (inBackground) {
+        *error = startRunInBackground(m_databasePath, runId);
+    } else {
+        try {
+            if (!m_engine) {
+                m_engine = std::make_unique<engine::RunEngine>(m_databasePath);
+                m_engine->setKeyStore(std::shared_ptr<engine::KeyStore>(m_keys.get(), [](engine::KeyStore*) {}));
+                connect(m_engine.get(), &engine::RunEngine::runFinished, this, &MainWindow::reload);
+                m_monitorPage->setEngine(m_engine.get());
+            }
+            m_engine->start(runId);
+        } catch (const engine::Error& e) {
+            *error = e.message();
+        } catch (const std::exception& e) {
+            *error = QString::fromUtf8(e.what());
+        }
+    }
+    m_runScope = runId;
+    reload();
+    m_monitorPage->setRunId(runId);
+    showPage(MonitorPageIndex);
+    return runId;
 }
 
 void MainWindow::openDatabaseDialog()

@@ -3,6 +3,8 @@
 // Every page owns its own widgets and models.
 
 #include "data/catalogloader.h"
+#include "data/exportrunner.h"
+#include "data/runplan.h"
 #include "data/snapshotloader.h"
 
 #include <QMainWindow>
@@ -18,7 +20,8 @@ class QStackedWidget;
 
 namespace kb::engine {
 class KeyStore;
-}
+class RunEngine;
+} // namespace kb::engine
 
 namespace kb::gui {
 
@@ -85,14 +88,26 @@ public:
     void saveSettings() const;
     void restoreSettings();
 
+    // Writes an export of the Results page's current filter (File → Export); exportFinished follows.
+    void exportTo(report::ExportFormat format, const QString& path);
+    GuiExportFilter currentExportFilter() const;
+
+    // Creates the planned run and starts it here (in-process engine) or in the background
+    // (detached kbstudio-cli); shows the monitor. Returns the run id, or 0 with *error set.
+    db::Id launchRun(const RunPlan& plan, bool inBackground, QString* error);
+    engine::RunEngine* runEngine() const { return m_engine.get(); }
+
 public Q_SLOTS:
     void reload();
+    void newRunDialog();
+    void exportWithDialog();
     void openDatabaseDialog();
     void showAttempt(kb::db::Id attemptId);
 
 Q_SIGNALS:
     void snapshotApplied();
     void catalogApplied();
+    void exportFinished(const QString& error, const QString& summary);
     void loadFailed(const QString& message);
 
 protected:
@@ -113,9 +128,13 @@ private:
     void updateOuter();
 
     SnapshotLoader* m_loader;
+    void exportFormatWithDialog(report::ExportFormat format);
+
     CatalogLoader* m_catalogLoader;
+    ExportRunner* m_exporter;
     CatalogPtr m_catalog;
     std::unique_ptr<engine::KeyStore> m_keys;
+    std::unique_ptr<engine::RunEngine> m_engine; // in-process runs; created on first use
     QString m_databasePath;
     SnapshotPtr m_snapshot;
     std::optional<db::Id> m_runScope; // nullopt until chosen: the newest run

@@ -1,0 +1,46 @@
+#pragma once
+// File → Export…: which attempts the Results page's filter selects, as an export filter, and
+// the export itself, written off the GUI thread with the same code as `kbstudio-cli export`.
+
+#include "jobtracker.h"
+
+#include "report/exporter.h"
+#include "report/reportdata.h"
+
+#include <QObject>
+#include <QString>
+
+namespace kb::gui {
+
+class ResultsFilterProxy;
+
+struct GuiExportFilter {
+    report::ExportFilter filter;
+    QString description; // "run 3 · model demo-a · level 1 · verdicts: correct"
+    QString note;        // what the export cannot reproduce of the page's filter, if anything
+};
+
+// The Results page's filter (level, model, verdict) over the run in scope (0 = every run).
+GuiExportFilter exportFilterFor(const ResultsFilterProxy& proxy, db::Id runScope);
+
+// "report.html", "leaderboard.md", "attempts.csv", ... for a format.
+QString defaultExportFileName(report::ExportFormat format);
+
+class ExportRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit ExportRunner(QObject* parent = nullptr);
+    // Starts writing; finished() follows. A newer export supersedes one still running.
+    void start(const QString& databasePath, report::ExportFormat format, const report::ExportFilter& filter,
+               const QString& outPath, const report::HtmlOptions& html = {});
+    bool isRunning() const { return m_tracker.isRunning(); }
+
+Q_SIGNALS:
+    // error empty on success; summary: "Wrote html to … (9 attempts)".
+    void finished(const QString& error, const QString& summary);
+
+private:
+    JobTracker m_tracker{this};
+};
+
+} // namespace kb::gui

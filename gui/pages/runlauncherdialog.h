@@ -1,0 +1,61 @@
+#pragma once
+// New run: models × suite/levels/task filter × mode × samples × precision × baseline mode ×
+// turns/budget × skill × backend, with a cost and time estimate before anything starts. The
+// run starts in this window (small runs) or in the background (a detached kbstudio-cli).
+
+#include "data/runplan.h"
+
+#include <QDialog>
+
+#include <array>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListView;
+class QSpinBox;
+class QStandardItemModel;
+
+namespace kb::gui {
+
+class RunLauncherDialog : public QDialog {
+    Q_OBJECT
+public:
+    enum class Start { No, HereInThisWindow, InBackground };
+
+    explicit RunLauncherDialog(CatalogPtr catalog, QWidget* parent = nullptr);
+
+    RunPlan plan() const;
+    void setPlan(const RunPlan& plan);
+    QString estimateText() const;
+    QString validationError() const; // empty when the run can start
+    Start start() const { return m_start; }
+
+private:
+    void updateEstimate();
+    void updateModeFields();
+    void finish(Start start);
+
+    CatalogPtr m_catalog;
+    Start m_start = Start::No;
+    QLineEdit* m_name;
+    QComboBox* m_suite;
+    std::array<QCheckBox*, 4> m_levels{};
+    QLineEdit* m_taskFilter;
+    QStandardItemModel* m_modelItems;
+    QListView* m_models;
+    QComboBox* m_mode;
+    QSpinBox* m_samples;
+    QComboBox* m_precision;
+    QComboBox* m_baseline;
+    QSpinBox* m_turns;
+    QSpinBox* m_maxTurns;
+    QSpinBox* m_budget;
+    QLineEdit* m_skill;
+    QComboBox* m_backend;
+    QLabel* m_estimate;
+    QLabel* m_error;
+};
+
+} // namespace kb::gui
