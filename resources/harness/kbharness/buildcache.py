@@ -13,6 +13,7 @@ The compiler output of each build is captured at the file-descriptor level
 """
 
 import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -21,12 +22,17 @@ import sys
 import tempfile
 import time
 
+from . import fastbuild
+
 CACHE_FORMAT = "kbharness-build/1"
 MARKER = "kbharness-build.json"
 MAX_LOG = 200_000
 
 # One record per load_inline/load call made by the candidate.
 RECORDS = []
+
+# The fast route for CUDA builds (kbharness.fastbuild); KBHARNESS_FAST_BUILD=0 turns it off.
+FAST_BUILDS = os.environ.get("KBHARNESS_FAST_BUILD", "1") != "0"
 
 _ERROR_PATTERNS = [
     # gcc / clang:  file:line:col: error: message
@@ -175,6 +181,39 @@ def _library_name(directory, name):
     return name + ".so"
 
 
+def _clear_build_outputs(directory):
+    """Before a default build after a failed fast one: nothing of the fast try may be reused."""
+    for pattern in ("build.ninja", ".ninja_log", ".ninja_deps", "*.o", "*.so"):
+        for path in glob.glob(os.path.join(directory, pattern)):
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+
+
+def _try_fast(orig, arguments, directory, build_root, record):
+    """One fast build (kbharness.fastbuild). Returns (module or None, log)."""
+    _, cpp_extension = _torch()
+    try:
+        include_root = cpp_extension.include_paths()[0]
+        fast, notes = fastbuild.fast_arguments(arguments, directory, build_root, include_root)
+    except Exception as e:  # never let the optimisation cost a candidate its build
+        return None, "fast build not attempted: %s\n" % e
+    if fast is None:
+        return None, ""
+    cap = _FdCapture()
+    try:
+        with fastbuild.NvccWrapper(getattr(cpp_extension, "CUDA_HOME", None)):
+            with cap:
+                module = orig(**fast)
+    except Exception as e:
+        record["path"] = "default (fast build failed, built again the default way)"
+        return None, ("fast build (%s) failed; building again the default way\n%s\n%s\n" % (
+            ", ".join(notes), getattr(cap, "text", "")[-20000:], e))
+    record["path"] = "fast (%s)" % ", ".join(notes)
+    return module, cap.text
+
+
 def install(build_dir, device):
     """Wrap torch.utils.cpp_extension.load_inline/load with the cache."""
     import inspect
@@ -222,18 +261,31 @@ def install(build_dir, device):
             a["build_directory"] = directory
             a["verbose"] = True
             t0 = time.perf_counter()
+            module, fast_log = None, ""
+            if kind == "inline" and device == "cuda" and FAST_BUILDS:
+                module, fast_log = _try_fast(orig, a, directory, build_dir, record)
             cap = _FdCapture()
             try:
-                with cap:
-                    module = orig(**a)
+                if module is None:
+                    _clear_build_outputs(directory)
+                    with cap:
+                        module = orig(**a)
+                    record["path"] = "default" if "path" not in record else record["path"]
+                else:
+                    cap.text = ""
             except BaseException as e:
                 record["seconds"] = time.perf_counter() - t0
                 record["status"] = "failed"
-                record["log"] = (getattr(cap, "text", "") + "\n" + str(e))[-MAX_LOG:]
+                record["log"] = (fast_log + getattr(cap, "text", "") + "\n" + str(e))[-MAX_LOG:]
                 record["exception"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
                 raise
             record["seconds"] = time.perf_counter() - t0
-            record["log"] = cap.text[-MAX_LOG:]
+            record["log"] = (fast_log + cap.text)[-MAX_LOG:]
+            if device == "cuda" and FAST_BUILDS:
+                try:
+                    fastbuild.after_build(build_dir, directory)
+                except Exception:
+                    pass
             meta = {"key": key, "name": name, "library": _library_name(directory, name),
                     "seconds": record["seconds"], "created": time.time()}
             tmp = os.path.join(directory, MARKER + ".tmp")
@@ -283,5 +335,6 @@ def summary():
         "log": log,
         "errors": errors,
         "extensions": [{"name": r["name"], "status": r["status"], "seconds": round(r["seconds"], 4),
-                        "cache_key": r["cache_key"]} for r in RECORDS],
+                        "cache_key": r["cache_key"], "path": r.get("path", "cached" if r["status"] == "cached" else "default")}
+                       for r in RECORDS],
     }

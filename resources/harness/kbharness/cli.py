@@ -99,6 +99,14 @@ def cmd_validate_task(args):
     return EXIT_OK
 
 
+def cmd_warm(args):
+    from . import fastbuild
+
+    os.makedirs(args.build_dir, exist_ok=True)
+    _write_json(args.result, fastbuild.warm(os.path.abspath(args.build_dir)))
+    return EXIT_OK
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m kbharness",
                                      description="KernelBench Studio evaluation harness")
@@ -126,6 +134,10 @@ def main(argv=None):
     p.add_argument("--num-threads", type=int, default=None)
     p.add_argument("--result", default="-")
 
+    p = sub.add_parser("warm", help="prepare a build cache for fast CUDA builds (precompiled header)")
+    p.add_argument("--build-dir", required=True)
+    p.add_argument("--result", default="-")
+
     args = parser.parse_args(argv)
     if args.command == "evaluate":
         return cmd_evaluate(args)
@@ -133,6 +145,8 @@ def main(argv=None):
         return cmd_evaluate(args, build_only=True)
     if args.command == "static-check":
         return cmd_static_check(args)
+    if args.command == "warm":
+        return cmd_warm(args)
     if args.command == "validate-task":
         return cmd_validate_task(args)
     parser.print_help(sys.stderr)

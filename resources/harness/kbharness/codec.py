@@ -6,10 +6,17 @@ candidate can print to).  Tensors travel as raw little-endian bytes described
 by the header; the trusted side never unpickles anything the candidate
 process produced, so a tensor subclass or any other object can't smuggle
 behaviour into the judge: it simply can't be encoded.
+
+On a GPU, tensors can instead travel as CUDA IPC handles (``transport="cuda_ipc"``):
+the sender shares a private copy, the receiver opens it and copies it into memory of its
+own at once, so a 6 GB input never goes through host memory or a pipe.  The fields of such
+a description are plain integers and bytes, checked before use; nothing is unpickled.
 """
 
+import base64
 import json
 import os
+import re
 import select
 import struct
 import time
@@ -104,8 +111,84 @@ def dtype_name(dtype):
     return str(dtype).replace("torch.", "")
 
 
-def encode(value):
+# Tensors shared by the last encode(..., ipc=True): kept alive until the next one, by which
+# time the receiver (which answers every message) has copied them.
+_SHARED = []
+
+
+def _share_cuda(v):
+    torch = _torch()
+    t = v.detach().clone(memory_format=torch.contiguous_format)
+    (dev, handle, size_bytes, offset_bytes, ref_handle, ref_offset, event_handle,
+     event_sync) = t.untyped_storage()._share_cuda_()
+    _SHARED.append(t)
+
+    def b64(b):
+        return None if b is None else base64.b64encode(bytes(b)).decode("ascii")
+
+    return {"device": int(dev), "handle": b64(handle), "size_bytes": int(size_bytes),
+            "offset_bytes": int(offset_bytes), "ref_handle": b64(ref_handle), "ref_offset": int(ref_offset),
+            "event_handle": b64(event_handle), "event_sync": bool(event_sync),
+            "storage_offset": int(t.storage_offset()), "stride": list(t.stride())}
+
+
+_REF_NAME = re.compile(rb"^/?torch_[0-9_]+$")
+
+
+def _open_cuda(ipc, dtype, shape):
+    """Open a shared CUDA tensor described by untrusted fields; returns an owned copy."""
+    torch = _torch()
+
+    def unb64(x, optional=False):
+        if x is None and optional:
+            return None
+        if not isinstance(x, str):
+            raise DecodeError("malformed IPC description")
+        try:
+            return base64.b64decode(x.encode("ascii"), validate=True)
+        except ValueError:
+            raise DecodeError("malformed IPC description")
+
+    ints = ("device", "size_bytes", "offset_bytes", "ref_offset", "storage_offset")
+    if not isinstance(ipc, dict) or not all(type(ipc.get(k)) is int and ipc.get(k) >= 0 for k in ints) or \
+            type(ipc.get("event_sync")) is not bool or not isinstance(ipc.get("stride"), list):
+        raise DecodeError("malformed IPC description")
+    stride = ipc["stride"]
+    if len(stride) != len(shape) or not all(type(x) is int and x >= 0 for x in stride):
+        raise DecodeError("malformed IPC strides")
+    if ipc["device"] >= torch.cuda.device_count():
+        raise DecodeError("IPC tensor on a device that does not exist")
+    handle, ref_handle = unb64(ipc.get("handle")), unb64(ipc.get("ref_handle"))
+    event_handle = unb64(ipc.get("event_handle"), optional=True)
+    if not _REF_NAME.match(ref_handle):
+        raise DecodeError("IPC reference counter has an unexpected name")
+    try:
+        ref_size = os.stat("/dev/shm/" + ref_handle.decode("ascii").lstrip("/")).st_size
+    except OSError:
+        raise DecodeError("IPC reference counter is not there")
+    if (ipc["ref_offset"] + 1) * 8 > ref_size:
+        raise DecodeError("IPC reference counter offset out of bounds")
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    extent = 0
+    if all(s > 0 for s in shape):
+        extent = 1 + sum((s - 1) * st for s, st in zip(shape, stride))
+    if (ipc["storage_offset"] + extent) * itemsize > ipc["size_bytes"]:
+        raise DecodeError("IPC tensor extends past its storage")
+    try:
+        storage = torch.UntypedStorage._new_shared_cuda(
+            ipc["device"], handle, ipc["size_bytes"], ipc["offset_bytes"], ref_handle, ipc["ref_offset"],
+            event_handle, ipc["event_sync"])
+        t = torch.empty((0,), dtype=dtype, device="cuda:%d" % ipc["device"])
+        t.set_(storage, ipc["storage_offset"], shape, stride)
+        return t.clone()
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise DecodeError("cannot open the IPC tensor: %s" % e)
+
+
+def encode(value, ipc=False):
     """Encode a (nested) value of tensors/scalars into (description, bytes).
+
+    With ``ipc`` CUDA tensors are shared as CUDA IPC handles instead of bytes.
 
     Objects that aren't exactly ``torch.Tensor``, a tuple/list of those, or a
     plain scalar are encoded as ``{"t": "invalid"}`` with their type name so
@@ -114,6 +197,8 @@ def encode(value):
     torch = _torch()
     parts = []
     offset = [0]
+    if ipc:
+        del _SHARED[:]
 
     def enc(v):
         if type(v) is torch.Tensor:
@@ -127,6 +212,9 @@ def encode(value):
             if name not in _dtype_table():
                 return {"t": "invalid", "type": "torch.Tensor(%s)" % name, "why": "unsupported dtype"}
             device = str(v.device)
+            if ipc and v.is_cuda:
+                return {"t": "tensor", "dtype": name, "shape": list(v.shape), "device": device,
+                        "ipc": _share_cuda(v)}
             t = v.detach().to("cpu").contiguous()
             if t.dtype == torch.bfloat16:
                 data = t.view(torch.int16).numpy().tobytes()
@@ -157,10 +245,11 @@ class DecodeError(Exception):
     pass
 
 
-def decode(desc, payload, device=None):
+def decode(desc, payload, device=None, allow_ipc=False):
     """Inverse of :func:`encode`.  Tensors come back as fresh, owned tensors.
 
-    ``invalid`` entries raise :class:`DecodeError`.
+    ``invalid`` entries raise :class:`DecodeError`, and so does an IPC tensor unless the
+    receiver asked for that transport (``allow_ipc``).
     """
     torch = _torch()
     table = _dtype_table()
@@ -175,6 +264,11 @@ def decode(desc, payload, device=None):
             if dtype is None or not isinstance(shape, list) or not all(
                     isinstance(s, int) and s >= 0 for s in shape):
                 raise DecodeError("malformed tensor description")
+            if "ipc" in d:
+                if not allow_ipc:
+                    raise DecodeError("a CUDA IPC tensor arrived on a byte channel")
+                t = _open_cuda(d["ipc"], dtype, shape)
+                return t.to(device) if device is not None else t
             if not (isinstance(off, int) and isinstance(n, int) and 0 <= off and off + n <= len(view)):
                 raise DecodeError("tensor data out of bounds")
             numel = 1

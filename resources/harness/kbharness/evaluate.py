@@ -448,6 +448,12 @@ class Evaluation:
                                  "the request disabled the sandbox: the candidate had the harness's network and "
                                  "file-system access")
         self.result["sandbox"] = "bwrap" if use_sandbox else "none"
+        # CUDA IPC moves GPU tensors between judge and worker without host copies. Inside
+        # bubblewrap the two may not share /dev/shm, so "auto" keeps bytes there.
+        transport = req["tensor_transport"]
+        self.ipc = self.device.startswith("cuda") and (transport == "cuda_ipc" or
+                                                       (transport == "auto" and not use_sandbox))
+        self.result["tensor_transport"] = "cuda_ipc" if self.ipc else "bytes"
         workdir = tempfile.mkdtemp(prefix="kbharness-")
         os.chmod(workdir, 0o700)
         worker = None
@@ -514,7 +520,7 @@ class Evaluation:
         self._native_thread_flagged = False
         try:
             reply, _ = worker.call({"cmd": "prepare", "device": self.device, "num_threads": self.num_threads,
-                                    "allow_tf32": req["allow_tf32"]}, b"", 300.0, "worker start")
+                                    "allow_tf32": req["allow_tf32"], "cuda_ipc": self.ipc}, b"", 300.0, "worker start")
         except WorkerFailure as e:
             return self.finish(e.kind if e.kind == "timeout" else "runtime_error", e.message)
         if not reply.get("ok"):
@@ -570,7 +576,7 @@ class Evaluation:
             tseed = seeds.trial_seed(req["seed"], i)
             try:
                 inputs = self._inputs(tseed)
-                desc, data = codec.encode(inputs)
+                desc, data = codec.encode(inputs, ipc=self.ipc)
                 expected = self._reference(inputs)
             except Exception as e:
                 raise TaskFailure("reference failed on trial %d: %s: %s" % (i, type(e).__name__, e))
@@ -599,7 +605,7 @@ class Evaluation:
                                "max_rel_error": None, "mismatch_fraction": None, "message": msg})
                 return self.finish("runtime_error", msg)
             try:
-                got = codec.decode(reply.get("output"), payload)
+                got = codec.decode(reply.get("output"), payload, allow_ipc=self.ipc)
                 devices = codec.tensor_devices(reply.get("output"))
             except (codec.DecodeError, TypeError, AttributeError) as e:
                 got, devices = None, []
@@ -628,7 +634,7 @@ class Evaluation:
 
         # 5. timing --------------------------------------------------------------
         sets = [self._inputs(seeds.timing_seed(req["seed"], k)) for k in range(req["timing_input_sets"])]
-        desc, data = codec.encode(sets)
+        desc, data = codec.encode(sets, ipc=self.ipc)
         header = {"cmd": "time", "sets": desc, "warmup": req["warmup"], "trials": req["timing_trials"],
                   "max_seconds": req["max_timing_seconds"]}
         try:
@@ -652,7 +658,7 @@ class Evaluation:
                 for x in samples):
             return self.finish("runtime_error", "worker returned malformed timing samples")
         try:
-            outs = codec.decode(reply.get("outputs"), payload)
+            outs = codec.decode(reply.get("outputs"), payload, allow_ipc=self.ipc)
         except (codec.DecodeError, TypeError, AttributeError) as e:
             return self.finish("incorrect", "output of a timed iteration rejected: %s" % e)
         calls = reply.get("calls")

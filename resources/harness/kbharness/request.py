@@ -30,6 +30,7 @@ DEFAULTS = {
     "trial_timeout_seconds": 120.0,
     "timing_timeout_seconds": None,
     "sandbox": "auto",
+    "tensor_transport": "auto",
     "strict_check": "auto",
     "memory_limit_mb": "auto",
 }
@@ -114,6 +115,9 @@ def parse(data):
         req["num_threads"] = _number(req, "num_threads", 1, 4096, integer=True)
     if req["baseline"].get("compile_mode") not in COMPILE_MODES:
         raise RequestError("baseline.compile_mode must be one of %s" % ", ".join(COMPILE_MODES))
+    if req["tensor_transport"] not in ("auto", "bytes", "cuda_ipc"):
+        raise RequestError("tensor_transport must be 'auto', 'bytes' or 'cuda_ipc', got %r" %
+                           (req["tensor_transport"],))
     if req["sandbox"] not in ("auto", "bwrap", "none"):
         raise RequestError("sandbox must be 'auto', 'bwrap' or 'none', got %r" % (req["sandbox"],))
     if req["strict_check"] not in (True, False, "auto"):

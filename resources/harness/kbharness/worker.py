@@ -56,6 +56,7 @@ class Worker:
         self.reply_fd = reply_fd
         self.model = None
         self.device = "cpu"
+        self.ipc = False
 
     def reply(self, header, payload=b""):
         # reported for the trusted side's thread check (which also counts the
@@ -101,6 +102,7 @@ class Worker:
         import torch
 
         self.device = header.get("device", "cpu")
+        self.ipc = bool(header.get("cuda_ipc")) and self.device.startswith("cuda")
         threads = int(header.get("num_threads") or 1)
         torch.set_num_threads(threads)
         if self.device.startswith("cuda"):
@@ -164,11 +166,11 @@ class Worker:
 
     def cmd_run(self, header, payload):
         try:
-            inputs = codec.decode(header["inputs"], payload, device=self.device)
+            inputs = codec.decode(header["inputs"], payload, device=self.device, allow_ipc=self.ipc)
             t0 = time.perf_counter()
             out = self._forward(inputs)
             seconds = time.perf_counter() - t0
-            desc, data = codec.encode(out)
+            desc, data = codec.encode(out, ipc=self.ipc)
         except BaseException as e:  # noqa: B902
             self.reply({"ok": False, "stage": "forward", "error": _summary(e),
                         "traceback": traceback.format_exc()[-8000:]})
@@ -177,7 +179,7 @@ class Worker:
 
     def cmd_time(self, header, payload):
         try:
-            sets = codec.decode(header["sets"], payload, device=self.device)
+            sets = codec.decode(header["sets"], payload, device=self.device, allow_ipc=self.ipc)
             l2_reset = None
             if self.device.startswith("cuda"):
                 l2_reset = timing.reset_persisting_l2()
@@ -185,7 +187,7 @@ class Worker:
                 self.model, sets, self.device, int(header.get("warmup", 3)), int(header.get("trials", 20)),
                 float(header.get("max_seconds", 10.0)),
                 on_start=lambda: self.reply({"event": "start"}), reset_l2=bool(l2_reset))
-            desc, data = codec.encode(list(last))
+            desc, data = codec.encode(list(last), ipc=self.ipc)
         except BaseException as e:  # noqa: B902
             self.reply({"ok": False, "stage": "timing", "error": _summary(e),
                         "traceback": traceback.format_exc()[-8000:]})
