@@ -4,10 +4,12 @@
 #include "commandrunner.h"
 #include "core/hashing.h"
 #include "feedback.h"
+#include "providers/keystore.h"
 #include "providers/redaction.h"
 #include "turnrecord.h"
 
 #include <QDateTime>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -23,7 +25,8 @@ AgentSession::AgentSession(GenerationContext context, ChatClient* client, QObjec
     , m_workspace(m_ctx.workDir + QStringLiteral("/workspace"))
     , m_exchange(new ChatExchange(client, m_ctx.settings, this))
     , m_harness(new HarnessTool(m_ctx, m_workspace.root(), this))
-    , m_commands(new CommandRunner(m_workspace.root(), m_ctx.settings.commandTimeoutSeconds, this))
+    , m_commands(new CommandRunner(m_workspace.root(), m_ctx.settings.commandTimeoutSeconds,
+                                   {QFileInfo(FileKeyStore::defaultPath()).absolutePath()}, this))
     , m_tools(agentToolDefinitions()) {
     connect(m_exchange, &ChatExchange::answered, this, &AgentSession::onAnswered);
     connect(m_exchange, &ChatExchange::callFailed, this, &AgentSession::onCallFailed);
@@ -216,11 +219,13 @@ void AgentSession::toolDone(const ToolOutput& output, double seconds) {
     if (m_finished || m_nextCall >= m_pendingCalls.size())
         return;
     const ToolCall& call = m_pendingCalls.at(m_nextCall);
-    m_messages.append(ChatMessage::toolResult(call.id, output.text, output.isError));
+    // A key a command or candidate printed goes neither to the model nor to the database.
+    const QString text = redactSecrets(output.text, m_ctx.secrets);
+    m_messages.append(ChatMessage::toolResult(call.id, text, output.isError));
     m_callResults.append(QJsonObject{{QStringLiteral("id"), call.id},
                                      {QStringLiteral("name"), call.name},
                                      {QStringLiteral("arguments"), call.argumentsJson},
-                                     {QStringLiteral("result"), output.text},
+                                     {QStringLiteral("result"), text},
                                      {QStringLiteral("is_error"), output.isError},
                                      {QStringLiteral("seconds"), seconds}});
     ++m_nextCall;

@@ -1,6 +1,7 @@
 #include "chatsession.h"
 
 #include "providers/prompt.h"
+#include "providers/redaction.h"
 #include "turnrecord.h"
 
 namespace kb::engine {
@@ -26,7 +27,7 @@ bool ChatSession::canContinue() const {
 }
 
 void ChatSession::continueWith(const QString& feedback) {
-    m_messages.append(ChatMessage::user(feedback));
+    m_messages.append(ChatMessage::user(redactSecrets(feedback, m_ctx.secrets)));
     ask(QStringLiteral("feedback"));
 }
 

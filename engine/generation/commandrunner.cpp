@@ -45,10 +45,12 @@ SandboxProbe probeSandbox() {
     return probe;
 }
 
-CommandRunner::CommandRunner(QString workspace, int timeoutSeconds, QObject* parent)
+CommandRunner::CommandRunner(QString workspace, int timeoutSeconds, QStringList hidden,
+                             QObject* parent)
     : QObject(parent)
     , m_workspace(std::move(workspace))
-    , m_timeoutSeconds(std::max(1, timeoutSeconds)) {
+    , m_timeoutSeconds(std::max(1, timeoutSeconds))
+    , m_hidden(std::move(hidden)) {
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, [this] {
         m_timedOut = true;
@@ -94,30 +96,21 @@ void CommandRunner::run(const QString& command) {
         Q_EMIT finished(
             {QStringLiteral("cannot start the sandbox: %1").arg(m_process->errorString()), true});
     });
-    // The workspace is bound after the private /tmp, so a workspace under /tmp stays visible.
-    const QStringList args{QStringLiteral("--ro-bind"),
-                           QStringLiteral("/"),
-                           QStringLiteral("/"),
-                           QStringLiteral("--dev"),
-                           QStringLiteral("/dev"),
-                           QStringLiteral("--proc"),
-                           QStringLiteral("/proc"),
-                           QStringLiteral("--tmpfs"),
-                           QStringLiteral("/tmp"),
-                           QStringLiteral("--bind"),
-                           m_workspace,
-                           m_workspace,
-                           QStringLiteral("--unshare-net"),
-                           QStringLiteral("--unshare-pid"),
-                           QStringLiteral("--unshare-ipc"),
-                           QStringLiteral("--die-with-parent"),
-                           QStringLiteral("--new-session"),
-                           QStringLiteral("--chdir"),
-                           m_workspace,
-                           QStringLiteral("--"),
-                           QStringLiteral("/bin/sh"),
-                           QStringLiteral("-c"),
-                           command};
+    // The workspace is bound after the private /tmp, so a workspace under /tmp stays visible;
+    // the hidden folders (the key store's) become empty.
+    QStringList args{
+        QStringLiteral("--ro-bind"), QStringLiteral("/"),       QStringLiteral("/"),
+        QStringLiteral("--dev"),     QStringLiteral("/dev"),    QStringLiteral("--proc"),
+        QStringLiteral("/proc"),     QStringLiteral("--tmpfs"), QStringLiteral("/tmp")};
+    for (const QString& dir : std::as_const(m_hidden)) {
+        if (QFileInfo(dir).isDir() && !m_workspace.startsWith(dir + QLatin1Char('/')))
+            args << QStringLiteral("--tmpfs") << dir;
+    }
+    args << QStringLiteral("--bind") << m_workspace << m_workspace
+         << QStringLiteral("--unshare-net") << QStringLiteral("--unshare-pid")
+         << QStringLiteral("--unshare-ipc") << QStringLiteral("--die-with-parent")
+         << QStringLiteral("--new-session") << QStringLiteral("--chdir") << m_workspace
+         << QStringLiteral("--") << QStringLiteral("/bin/sh") << QStringLiteral("-c") << command;
     m_timedOut = false;
     m_clock.start();
     m_timer.start(m_timeoutSeconds * 1000);

@@ -23,7 +23,9 @@ SandboxProbe probeSandbox();
 class CommandRunner : public QObject {
     Q_OBJECT
 public:
-    CommandRunner(QString workspace, int timeoutSeconds, QObject* parent = nullptr);
+    // hidden: folders replaced by an empty tmpfs inside the sandbox (the key store's).
+    CommandRunner(QString workspace, int timeoutSeconds, QStringList hidden = {},
+                  QObject* parent = nullptr);
     ~CommandRunner() override;
     // Runs one command; `finished` follows, always after run() returned.
     void run(const QString& command);
@@ -37,6 +39,7 @@ private:
 
     QString m_workspace;
     int m_timeoutSeconds;
+    QStringList m_hidden;
     QProcess* m_process = nullptr;
     QTimer m_timer;
     QElapsedTimer m_clock;

@@ -107,6 +107,23 @@ ProviderClient makeProviderClient(const db::ProviderRow& provider,
     return out;
 }
 
+QList<QByteArray> knownSecrets(const std::vector<db::ProviderRow>& providers,
+                               const KeyStore* keys) {
+    QList<QByteArray> out;
+    if (!keys)
+        return out;
+    for (const auto& p : providers) {
+        if (p.kind != "openai" && p.kind != "anthropic")
+            continue;
+        const QString name = settingsOf(p).value(QStringLiteral("key_name")).toString(q(p.name));
+        const auto key = keys->readKey(name);
+        // Very short values would redact ordinary text; real keys are long.
+        if (key && key->size() >= 8 && !out.contains(key->toUtf8()))
+            out.append(key->toUtf8());
+    }
+    return out;
+}
+
 std::unique_ptr<KeyStore> defaultKeyStore() {
     if (auto keychain = KeychainKeyStore::createIfAvailable())
         return keychain;

@@ -33,6 +33,10 @@ std::optional<ProviderConfig> providerConfig(const db::ProviderRow& provider,
                                              const std::vector<db::ModelRow>& models,
                                              const KeyStore* keys, QString* error);
 
+// Every key the store holds for these providers: what is stored from any of them is redacted
+// of all, so a key one provider's agent digs up never reaches the database or another model.
+QList<QByteArray> knownSecrets(const std::vector<db::ProviderRow>& providers, const KeyStore* keys);
+
 // The key store programs use: the OS keychain where one is running, else FileKeyStore.
 std::unique_ptr<KeyStore> defaultKeyStore();
 

@@ -203,6 +203,9 @@ RunEngine::GenerationBackend RunEngine::providerFor(const db::ModelRow& model)
         auto client = std::make_shared<ProviderClient>(makeProviderClient(*row, catalog.models(), m_keys.get(), this, &out.error));
         if (!client->client)
             return out; // not cached: a fixed key store or transcript works on the next attempt
+        for (const QByteArray& key : knownSecrets(catalog.providers(), m_keys.get()))
+            if (!client->secrets.contains(key))
+                client->secrets.append(key);
         it = m_chatClients.insert(name, client);
     }
     out.client = it->get()->client;
@@ -300,7 +303,8 @@ void RunEngine::pump()
     if (m_runId == 0)
         return;
     // On the CPU, builds and timing share the cores: never time while something compiles.
-    const bool exclusiveTiming = m_settings.device == QLatin1String("cpu") && m_backend == QLatin1String("local");
+    const bool exclusiveTiming = m_settings.device == QLatin1String("cpu") && m_backend == QLatin1String("local")
+                                 && m_settings.cpuTimingExclusive;
     try {
         db::LeaseRepository leases(m_db->connection());
         while (!m_paused && !m_pending.isEmpty() && m_building < std::max(1, m_settings.buildJobs)

@@ -8,6 +8,7 @@
 #include "generation/commandrunner.h"
 #include "generation/transcriptexport.h"
 #include "generationfixture.h"
+#include "providers/keystore.h"
 
 #include <QJsonArray>
 #include <QTest>
@@ -254,6 +255,71 @@ private Q_SLOTS:
         QVERIFY(isError(5));
         QVERIFY(isError(6));
         QVERIFY(result(6).contains(QStringLiteral("no model_new.py")));
+    }
+
+    void keysInToolOutputReachNeitherModelNorDatabase() {
+        GenerationFixture f(Wire::OpenAi);
+        // A second provider's key is in the store too.
+        const QString otherKey = QStringLiteral("sk-ant-other-Hh4Jj6Kk8Ll0Mm2Nn4Pp6");
+        db::CatalogRepository catalog(f.conn());
+        db::ProviderRow other;
+        other.name = "other";
+        other.kind = "anthropic";
+        other.baseUrl = "https://api.anthropic.invalid";
+        catalog.upsertProvider(other);
+        f.keys->writeKey(QStringLiteral("other"), otherKey);
+        // A file in the workspace that holds both keys (as a candidate or a command could
+        // print them), read back by the agent.
+        const QString leaked = QStringLiteral("a=%1\nb=%2\n").arg(test::kFakeKey, otherKey);
+        f.server.enqueue(reply(Wire::OpenAi, {},
+                               {call(QStringLiteral("w"), QStringLiteral("write_file"),
+                                     {{QStringLiteral("path"), QStringLiteral("notes.txt")},
+                                      {QStringLiteral("content"), leaked}}),
+                                call(QStringLiteral("r"), QStringLiteral("read_file"),
+                                     {{QStringLiteral("path"), QStringLiteral("notes.txt")}})}));
+        f.server.enqueue(reply(Wire::OpenAi, QStringLiteral("Nothing to do.")));
+        const db::Id run = f.run(engine::kModeAgent);
+        QVERIFY(f.finished);
+        QCOMPARE(f.server.requests().size(), 2);
+        const QJsonArray sent =
+            f.server.requests().at(1).json().value(QStringLiteral("messages")).toArray();
+        const QJsonObject toolMessage = sent.last().toObject();
+        QCOMPARE(toolMessage.value(QStringLiteral("role")).toString(), QStringLiteral("tool"));
+        const QString content = toolMessage.value(QStringLiteral("content")).toString();
+        QVERIFY2(content.contains(QStringLiteral("a=[redacted]")), qPrintable(content));
+        QVERIFY(!content.contains(otherKey));
+        const QByteArray db = f.dbBytes();
+        QVERIFY(!db.contains(test::kFakeKey.toUtf8()));
+        QVERIFY(!db.contains(otherKey.toUtf8()));
+        QVERIFY(q(f.turns(run).at(0).toolCallsJson).contains(QStringLiteral("b=[redacted]")));
+    }
+
+    void keyStoreIsHiddenFromCommands() {
+        // A key file outside /tmp (which the sandbox replaces anyway).
+        QTemporaryDir config(QDir::currentPath() + QStringLiteral("/keystore-XXXXXX"));
+        QVERIFY(config.isValid());
+        qputenv("KBSTUDIO_CONFIG_DIR", config.path().toUtf8());
+        engine::FileKeyStore store;
+        QVERIFY(store.writeKey(QStringLiteral("someone"),
+                               QStringLiteral("sk-hidden-0000111122223333")));
+        GenerationFixture f(Wire::OpenAi);
+        f.server.enqueue(
+            reply(Wire::OpenAi, {},
+                  {call(QStringLiteral("c"), QStringLiteral("run_command"),
+                        {{QStringLiteral("command"),
+                          QStringLiteral("ls %1; cat %2").arg(config.path(), store.path())}})}));
+        f.server.enqueue(reply(Wire::OpenAi, QStringLiteral("ok")));
+        const db::Id run = f.run(engine::kModeAgent);
+        qunsetenv("KBSTUDIO_CONFIG_DIR");
+        QVERIFY(f.finished);
+        const QJsonObject result = jsonArray(f.turns(run).at(0).toolCallsJson).at(0).toObject();
+        const QString text = result.value(QStringLiteral("result")).toString();
+        QVERIFY(result.value(QStringLiteral("is_error")).toBool());
+        QVERIFY(!text.contains(QStringLiteral("sk-hidden")));
+        if (engine::probeSandbox().ok)
+            QVERIFY2(text.contains(QStringLiteral("No such file")), qPrintable(text));
+        else
+            QVERIFY(text.contains(QStringLiteral("no sandbox")));
     }
 
     void turnBudgetEndsTheLoop() {
