@@ -69,6 +69,9 @@ GuiExportFilter exportFilterFor(const ResultsFilterProxy& proxy, db::Id runScope
     }
     if (!out.filter.verdicts.isEmpty())
         parts << tr("verdicts: %1").arg(out.filter.verdicts.join(QStringLiteral(", ")));
+    if (proxy.flaggedOnly() || proxy.speedupMin() > 0 || proxy.speedupMax() > 0)
+        out.note += (out.note.isEmpty() ? QString() : QStringLiteral(" "))
+                    + tr("The flagged-task and speedup-range filters are not part of exports.");
     if (!proxy.searchText().isEmpty())
         out.note += (out.note.isEmpty() ? QString() : QStringLiteral(" "))
                     + tr("The text search is not part of exports.");

@@ -3,6 +3,9 @@
 #include "analysis/outcomes.h"
 #include "db/runrepository.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+
 #include <algorithm>
 
 namespace kb::gui {
@@ -80,6 +83,15 @@ Snapshot readSnapshot(db::Connection& conn)
     }
     if (!s.runs.empty())
         s.leaderboards.emplace(0, engine::leaderboardFor(conn, 0));
+    {
+        db::Statement flags(conn, "SELECT t.task_key, v.device, v.flags_json FROM task_validations v JOIN tasks t ON "
+                                  "t.id = v.task_id ORDER BY t.task_key, v.device");
+        while (flags.step()) {
+            const QJsonArray list = QJsonDocument::fromJson(QByteArray::fromStdString(flags.text(2))).array();
+            for (const auto& f : list)
+                s.taskFlags[flags.text(0)] << QString::fromStdString(flags.text(1)) + QStringLiteral(": ") + f.toString();
+        }
+    }
     return s;
 }
 

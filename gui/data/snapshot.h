@@ -6,6 +6,7 @@
 #include "metrics/leaderboard.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <map>
 #include <memory>
@@ -32,6 +33,8 @@ struct Snapshot {
     std::vector<RunSummary> runs;          // by run id, ascending
     std::vector<db::AttemptRow> attempts;  // every attempt of every run
     std::map<db::Id, metrics::Leaderboard> leaderboards; // per run id; 0 = all runs together
+    // Validation flags of the reference, per task key: "cuda: output_below_tolerance", ...
+    std::map<std::string, QStringList> taskFlags;
 
     bool hasRuns() const { return !runs.empty(); }
     const RunSummary* findRun(db::Id runId) const;

@@ -100,15 +100,46 @@ bool ResultsFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sour
     if (!m_search.isEmpty()
         && !first.data(ResultsModel::SearchTextRole).toString().contains(m_search, Qt::CaseInsensitive))
         return false;
-    if (m_verdict == VerdictFilter::All)
+    if (m_flaggedOnly && !first.data(ResultsModel::FlaggedRole).toBool())
+        return false;
+    if (m_verdict == VerdictFilter::All && m_speedupMin <= 0 && m_speedupMax <= 0)
         return true;
     for (int column = ResultsModel::ColumnCount; column < source->columnCount(sourceParent); ++column) {
         if (!filterAcceptsColumn(column, sourceParent))
             continue;
-        if (cellMatches(source->index(sourceRow, column, sourceParent)))
+        const QModelIndex cell = source->index(sourceRow, column, sourceParent);
+        if (cellMatches(cell) && speedupMatches(cell))
             return true;
     }
     return false;
+}
+
+bool ResultsFilterProxy::speedupMatches(const QModelIndex& index) const
+{
+    if (m_speedupMin <= 0 && m_speedupMax <= 0)
+        return true;
+    const QVariant v = index.data(ResultsModel::SpeedupRole);
+    if (!v.isValid())
+        return false;
+    const double speedup = v.toDouble();
+    return (m_speedupMin <= 0 || speedup >= m_speedupMin) && (m_speedupMax <= 0 || speedup <= m_speedupMax);
+}
+
+void ResultsFilterProxy::setFlaggedOnly(bool flagged)
+{
+    if (m_flaggedOnly == flagged)
+        return;
+    m_flaggedOnly = flagged;
+    invalidateFilter();
+}
+
+void ResultsFilterProxy::setSpeedupRange(double min, double max)
+{
+    if (m_speedupMin == min && m_speedupMax == max)
+        return;
+    m_speedupMin = min;
+    m_speedupMax = max;
+    invalidateFilter();
 }
 
 bool ResultsFilterProxy::filterAcceptsColumn(int sourceColumn, const QModelIndex& sourceParent) const

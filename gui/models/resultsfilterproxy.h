@@ -21,6 +21,13 @@ public:
     VerdictFilter verdictFilter() const { return m_verdict; }
     void setSearchText(const QString& text); // matches task key or name, case-insensitive
     QString searchText() const { return m_search; }
+    // Only tasks whose reference failed a validation check.
+    void setFlaggedOnly(bool flagged);
+    bool flaggedOnly() const { return m_flaggedOnly; }
+    // Only rows with a visible cell whose speedup vs eager lies in [min, max]; 0 = no bound.
+    void setSpeedupRange(double min, double max);
+    double speedupMin() const { return m_speedupMin; }
+    double speedupMax() const { return m_speedupMax; }
 
     static QString verdictFilterKey(VerdictFilter filter); // stable name for settings
     static VerdictFilter verdictFilterFromKey(const QString& key);
@@ -31,11 +38,15 @@ protected:
 
 private:
     bool cellMatches(const QModelIndex& sourceIndex) const;
+    bool speedupMatches(const QModelIndex& sourceIndex) const;
 
     int m_level = 0;
     QString m_model;
     VerdictFilter m_verdict = VerdictFilter::All;
     QString m_search;
+    bool m_flaggedOnly = false;
+    double m_speedupMin = 0;
+    double m_speedupMax = 0;
 };
 
 } // namespace kb::gui

@@ -1,5 +1,8 @@
 #include "resultsmodel.h"
 
+#include <QApplication>
+#include <QStyle>
+
 #include "data/format.h"
 
 #include <QGuiApplication>
@@ -42,6 +45,8 @@ void ResultsModel::setSnapshot(SnapshotPtr snapshot, db::Id runId)
             Row row;
             row.level = key.first;
             row.key = qs(key.second);
+            if (const auto flags = m_snapshot->taskFlags.find(key.second); flags != m_snapshot->taskFlags.end())
+                row.flags = flags->second;
             row.cells.resize(models.size());
             m_rows.push_back(std::move(row));
         }
@@ -104,18 +109,27 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
         return row.level;
     if (role == SearchTextRole)
         return QString(row.key + QLatin1Char(' ') + row.name);
+    if (role == FlaggedRole)
+        return !row.flags.isEmpty();
     if (index.column() >= ColumnCount) {
         const int modelIndex = index.column() - ColumnCount;
         return cellData(row, row.cells[static_cast<std::size_t>(modelIndex)], modelIndex, role);
     }
     switch (role) {
     case Qt::DisplayRole:
-        return index.column() == LevelColumn ? QVariant(tr("L%1").arg(row.level))
-                                             : QVariant(row.key);
+        return index.column() == LevelColumn ? QVariant(tr("L%1").arg(row.level)) : QVariant(row.key);
+    case Qt::DecorationRole:
+        if (index.column() == TaskColumn && !row.flags.isEmpty() && qobject_cast<QApplication*>(QCoreApplication::instance()))
+            return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+        return {};
     case SortRole:
         return index.column() == LevelColumn ? QVariant(row.level) : QVariant(row.key);
-    case Qt::ToolTipRole:
-        return row.name.isEmpty() ? row.key : QString(row.key + QStringLiteral(": ") + row.name);
+    case Qt::ToolTipRole: {
+        QString tip = row.name.isEmpty() ? row.key : QString(row.key + QStringLiteral(": ") + row.name);
+        if (!row.flags.isEmpty())
+            tip += QLatin1Char('\n') + tr("Flagged reference: %1").arg(row.flags.join(QStringLiteral("; ")));
+        return tip;
+    }
     case CellKindRole:
         return int(CellKind::Empty);
     default:

@@ -27,7 +27,8 @@ public:
         LevelRole,      // task level (any column)
         ModelNameRole,  // model of a cell or of a column header
         SearchTextRole, // task key and name (any column)
-        SampleCountRole // samples in the cell
+        SampleCountRole, // samples in the cell
+        FlaggedRole      // bool: the task's reference failed a validation check (any column)
     };
 
     explicit ResultsModel(QObject* parent = nullptr);
@@ -54,6 +55,7 @@ private:
         int level = 1;
         QString key;
         QString name;
+        QStringList flags; // validation flags of the task
         std::vector<Cell> cells; // one per model
     };
     QVariant cellData(const Row& row, const Cell& cell, int modelIndex, int role) const;

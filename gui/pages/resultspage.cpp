@@ -5,7 +5,9 @@
 #include "models/resultsfilterproxy.h"
 #include "models/resultsmodel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -50,6 +52,9 @@ ResultsPage::ResultsPage(QWidget* parent)
     , m_modelChoice(new QComboBox(this))
     , m_verdict(new QComboBox(this))
     , m_search(new QLineEdit(this))
+    , m_flagged(new QCheckBox(tr("Flagged tasks"), this))
+    , m_speedupMin(new QDoubleSpinBox(this))
+    , m_speedupMax(new QDoubleSpinBox(this))
     , m_scope(new QLabel(this))
     , m_legend(new QLabel(this))
     , m_view(new QTableView(this))
@@ -84,10 +89,28 @@ ResultsPage::ResultsPage(QWidget* parent)
     for (const auto& [filter, label] : verdicts)
         m_verdict->addItem(label, ResultsFilterProxy::verdictFilterKey(filter));
 
+    m_flagged->setObjectName(QStringLiteral("flaggedFilter"));
+    m_flagged->setToolTip(tr("Only tasks whose reference failed a validation check (⚠)"));
+    for (auto* box : {m_speedupMin, m_speedupMax}) {
+        box->setRange(0, 10000);
+        box->setDecimals(2);
+        box->setSingleStep(0.25);
+        box->setSuffix(QStringLiteral("×"));
+        box->setSpecialValueText(tr("any"));
+        box->setToolTip(tr("Speedup vs eager of the best sample; 'any' = no bound"));
+    }
+    m_speedupMin->setObjectName(QStringLiteral("speedupMin"));
+    m_speedupMax->setObjectName(QStringLiteral("speedupMax"));
+
     auto* filters = new QHBoxLayout;
     filters->addWidget(m_level);
     filters->addWidget(m_modelChoice);
     filters->addWidget(m_verdict);
+    filters->addWidget(m_flagged);
+    filters->addWidget(new QLabel(tr("Speedup"), this));
+    filters->addWidget(m_speedupMin);
+    filters->addWidget(new QLabel(QStringLiteral("–"), this));
+    filters->addWidget(m_speedupMax);
     filters->addWidget(m_search, 1);
     auto* clear = new QPushButton(tr("Clear filters"), this);
     filters->addWidget(clear);
@@ -125,11 +148,16 @@ ResultsPage::ResultsPage(QWidget* parent)
     });
     connect(m_verdict, &QComboBox::activated, this, [this]() { applyFilters(); });
     connect(m_search, &QLineEdit::textChanged, this, [this]() { applyFilters(); });
+    connect(m_flagged, &QCheckBox::toggled, this, [this]() { applyFilters(); });
+    connect(m_speedupMin, &QDoubleSpinBox::valueChanged, this, [this]() { applyFilters(); });
+    connect(m_speedupMax, &QDoubleSpinBox::valueChanged, this, [this]() { applyFilters(); });
     connect(clear, &QPushButton::clicked, this, [this]() {
         setLevelFilter(0);
         setModelFilter({});
         setVerdictFilterKey({});
         setSearchText({});
+        setFlaggedOnly(false);
+        setSpeedupRange(0, 0);
     });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& current) { showCellDetails(current); });
@@ -193,7 +221,24 @@ void ResultsPage::applyFilters()
     m_proxy->setModelName(m_modelChoice->currentData().toString());
     m_proxy->setVerdictFilter(ResultsFilterProxy::verdictFilterFromKey(m_verdict->currentData().toString()));
     m_proxy->setSearchText(m_search->text());
+    m_proxy->setFlaggedOnly(m_flagged->isChecked());
+    m_proxy->setSpeedupRange(m_speedupMin->value(), m_speedupMax->value());
     persistFilters();
+}
+
+void ResultsPage::setFlaggedOnly(bool flagged)
+{
+    m_flagged->setChecked(flagged); // toggled applies
+    applyFilters();
+}
+
+void ResultsPage::setSpeedupRange(double min, double max)
+{
+    m_updatingChoices = true;
+    m_speedupMin->setValue(min);
+    m_speedupMax->setValue(max);
+    m_updatingChoices = false;
+    applyFilters();
 }
 
 void ResultsPage::setLevelFilter(int level)
@@ -241,6 +286,9 @@ void ResultsPage::persistFilters() const
     settings.setValue(QStringLiteral("results/model"), m_wantedModel);
     settings.setValue(QStringLiteral("results/verdict"), m_verdict->currentData().toString());
     settings.setValue(QStringLiteral("results/search"), m_search->text());
+    settings.setValue(QStringLiteral("results/flagged"), m_flagged->isChecked());
+    settings.setValue(QStringLiteral("results/speedupMin"), m_speedupMin->value());
+    settings.setValue(QStringLiteral("results/speedupMax"), m_speedupMax->value());
 }
 
 void ResultsPage::saveState(QSettings& settings) const
@@ -258,6 +306,9 @@ void ResultsPage::restoreState(const QSettings& settings)
     const int verdictRow = m_verdict->findData(settings.value(QStringLiteral("results/verdict")).toString());
     m_verdict->setCurrentIndex(verdictRow < 0 ? 0 : verdictRow);
     m_search->setText(settings.value(QStringLiteral("results/search")).toString());
+    m_flagged->setChecked(settings.value(QStringLiteral("results/flagged"), false).toBool());
+    m_speedupMin->setValue(settings.value(QStringLiteral("results/speedupMin"), 0.0).toDouble());
+    m_speedupMax->setValue(settings.value(QStringLiteral("results/speedupMax"), 0.0).toDouble());
     m_updatingChoices = false;
     rebuildFilterChoices();
     applyFilters();

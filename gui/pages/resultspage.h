@@ -6,7 +6,9 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QSettings;
@@ -34,6 +36,8 @@ public:
     void setModelFilter(const QString& model);
     void setVerdictFilterKey(const QString& key);
     void setSearchText(const QString& text);
+    void setFlaggedOnly(bool flagged);
+    void setSpeedupRange(double min, double max); // 0 = no bound
 
     void saveState(QSettings& settings) const;
     void restoreState(const QSettings& settings);
@@ -53,6 +57,9 @@ private:
     QComboBox* m_modelChoice;
     QComboBox* m_verdict;
     QLineEdit* m_search;
+    QCheckBox* m_flagged;
+    QDoubleSpinBox* m_speedupMin;
+    QDoubleSpinBox* m_speedupMax;
     QLabel* m_scope;
     QLabel* m_legend;
     QTableView* m_view;

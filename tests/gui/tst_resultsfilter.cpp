@@ -163,6 +163,54 @@ private Q_SLOTS:
         QCOMPARE(page.proxy()->modelName(), QStringLiteral("demo-b"));
     }
 
+    void flaggedTasksAndSpeedupRange()
+    {
+        ResultsModel model;
+        ResultsFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(m_snapshot, m_fixture.run1());
+        const int conv = model.rowOfTask(QStringLiteral("l2_conv_bias"));
+        QVERIFY(model.index(conv, ResultsModel::TaskColumn).data(ResultsModel::FlaggedRole).toBool());
+        QVERIFY(model.index(conv, ResultsModel::TaskColumn).data(Qt::ToolTipRole).toString().contains(
+            QStringLiteral("cuda: output_below_tolerance")));
+        proxy.setFlaggedOnly(true);
+        QCOMPARE(visibleTasks(proxy), list({"l2_conv_bias"}));
+        proxy.setFlaggedOnly(false);
+        // best speedups vs eager in run 1: relu 2.0 / 40 (suspicious), matmul 0.5, conv 1.1, mlp 1.25
+        proxy.setSpeedupRange(1.0, 2.0);
+        QCOMPARE(visibleTasks(proxy), list({"l1_relu", "l2_conv_bias", "l3_mlp"}));
+        proxy.setSpeedupRange(10, 0);
+        QCOMPARE(visibleTasks(proxy), list({"l1_relu"}));
+        proxy.setModelName(QStringLiteral("demo-a"));
+        QCOMPARE(visibleTasks(proxy), QStringList{});
+        proxy.setModelName({});
+        proxy.setSpeedupRange(0, 0.75);
+        QCOMPARE(visibleTasks(proxy), list({"l1_matmul"}));
+    }
+
+    void newFiltersAreKeptInSettings()
+    {
+        {
+            gui::ResultsPage page;
+            page.setSnapshot(m_snapshot, m_fixture.run1());
+            page.setFlaggedOnly(true);
+            page.setSpeedupRange(0.5, 3);
+            QSettings settings;
+            page.saveState(settings);
+        }
+        gui::ResultsPage page;
+        page.restoreState(QSettings());
+        page.setSnapshot(m_snapshot, m_fixture.run1());
+        QVERIFY(page.proxy()->flaggedOnly());
+        QCOMPARE(page.proxy()->speedupMin(), 0.5);
+        QCOMPARE(page.proxy()->speedupMax(), 3.0);
+        page.setFlaggedOnly(false);
+        page.setSpeedupRange(0, 0);
+        QSettings settings;
+        page.saveState(settings);
+    }
+
     void doubleClickOpensTheAttempt()
     {
         gui::ResultsPage page;
