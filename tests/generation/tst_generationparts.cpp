@@ -3,8 +3,10 @@
 #include "core/error.h"
 #include "generation/feedback.h"
 #include "generation/generationsettings.h"
+#include "generation/providerclients.h"
 #include "generation/skill.h"
 #include "generation/turnrecord.h"
+#include "providers/keychainkeystore.h"
 
 #include <QDir>
 #include <QTest>
@@ -156,6 +158,32 @@ private Q_SLOTS:
         const QString t = engine::feedbackText(ok, 1);
         QVERIFY(t.contains(QStringLiteral("speedup 1.50x")));
         QVERIFY(t.contains(QStringLiteral("torch.compile was not measured")));
+    }
+
+    void keyStoreFallsBackToTheFile() {
+        QTemporaryDir dir;
+        qputenv("KBSTUDIO_CONFIG_DIR", dir.path().toUtf8());
+        qputenv("KBSTUDIO_KEYSTORE", "file");
+        QVERIFY(!engine::KeychainKeyStore::createIfAvailable());
+        auto store = engine::defaultKeyStore();
+        QVERIFY(store->writeKey(QStringLiteral("p"), QStringLiteral("sk-file-store-123456789")));
+        QVERIFY(QFile::exists(dir.path() + QStringLiteral("/keys.json")));
+        QVERIFY(store->describe().contains(dir.path()));
+        // The secrets to redact: keys of the chat providers that have one.
+        db::ProviderRow a;
+        a.name = "p";
+        a.kind = "openai";
+        db::ProviderRow b;
+        b.name = "q";
+        b.kind = "anthropic";
+        b.settingsJson = R"({"key_name":"p"})";
+        db::ProviderRow c;
+        c.name = "demo";
+        c.kind = "demo";
+        const auto secrets = engine::knownSecrets({a, b, c}, store.get());
+        QCOMPARE(secrets, QList<QByteArray>{QByteArray("sk-file-store-123456789")});
+        qunsetenv("KBSTUDIO_KEYSTORE");
+        qunsetenv("KBSTUDIO_CONFIG_DIR");
     }
 
     void storedTurnsAreRedacted() {
