@@ -1,13 +1,15 @@
 // End to end through kbstudio-cli and the real harness in CPU mode, with a scripted model on
 // the fake provider server: register the provider (key from an environment variable into the
 // key file), its model and prices, test the connection, then an agent run that writes a wrong
-// kernel, sees verify report it incorrect, fixes it, verifies it correct, and whose final
-// candidate the engine evaluates as correct. Then the key scan: the key went over the wire and
-// appears nowhere in the database file, the engine's output or any export.
+// kernel, builds it, sees verify report it incorrect, fixes it, verifies it correct, and whose
+// final candidate the engine evaluates as correct. Then the key scan: the key went over the
+// wire and appears nowhere in the database file, the engine's output, the attempt's transcript
+// or any export format.
 #include "../generation/scriptedreplies.h"
 #include "db/database.h"
 #include "db/runrepository.h"
 #include "fakeproviderserver.h"
+#include "report/exporter.h"
 
 #include <QDir>
 #include <QFile>
@@ -147,6 +149,7 @@ private Q_SLOTS:
                                QStringLiteral("write_file"),
                                {{QStringLiteral("path"), QStringLiteral("model_new.py")},
                                 {QStringLiteral("content"), kCandidate}}},
+                              {QStringLiteral("b1"), QStringLiteral("build"), {}},
                               {QStringLiteral("v1"), QStringLiteral("verify"), {}}}));
         server.enqueue(reply(Wire::OpenAi,
                              QStringLiteral("The draft copies its input; calling the real kernel."),
@@ -197,9 +200,12 @@ private Q_SLOTS:
         QVERIFY(turns.size() >= 2);
         const QJsonArray firstCalls =
             QJsonDocument::fromJson(QByteArray::fromStdString(turns.at(0).toolCallsJson)).array();
-        QCOMPARE(firstCalls.size(), 2);
-        const QString verify1 =
+        QCOMPARE(firstCalls.size(), 3);
+        const QString built =
             firstCalls.at(1).toObject().value(QStringLiteral("result")).toString();
+        QVERIFY2(built.contains(QStringLiteral("Build succeeded")), qPrintable(built));
+        const QString verify1 =
+            firstCalls.at(2).toObject().value(QStringLiteral("result")).toString();
         QVERIFY2(verify1.contains(QStringLiteral("Verdict: incorrect")), qPrintable(verify1));
         const QJsonArray secondCalls =
             QJsonDocument::fromJson(QByteArray::fromStdString(turns.at(1).toolCallsJson)).array();
@@ -222,15 +228,14 @@ private Q_SLOTS:
         QVERIFY2(c.exitCode == 0, c.out.constData());
         const QJsonArray stored = QJsonDocument::fromJson(readAll(transcript)).array();
         QCOMPARE(stored.size(), static_cast<qsizetype>(turns.size()));
-        QCOMPARE(stored.at(0).toObject().value(QStringLiteral("tool_calls")).toArray().size(), 2);
+        QCOMPARE(stored.at(0).toObject().value(QStringLiteral("tool_calls")).toArray().size(), 3);
 
         // The key scan: the database file, the engine's output, the transcript, every export.
         QByteArray scanned =
             readAll(db) + readAll(db + QStringLiteral("-wal")) + engineOutput + readAll(transcript);
-        for (const QString& format :
-             {QStringLiteral("html"), QStringLiteral("markdown"), QStringLiteral("csv"),
-              QStringLiteral("json"), QStringLiteral("samples-csv"),
-              QStringLiteral("kernelbench")}) {
+        const QStringList formats = report::exportFormatNames();
+        QVERIFY(formats.size() >= 7);
+        for (const QString& format : formats) {
             const QString outPath = dir.path() + QStringLiteral("/export.") + format;
             c = runCli({QStringLiteral("export"), QStringLiteral("--db"), db,
                         QStringLiteral("--format"), format, QStringLiteral("--out"), outPath},
