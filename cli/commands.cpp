@@ -296,41 +296,4 @@ int reportCommand(const QStringList& args)
     }
 }
 
-int suiteCommand(const QStringList& args)
-{
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("suite import DIR: import a suite folder (suite.json or KernelBench levelN/)."));
-    p.addOption(dbOption());
-    p.addOption({QStringLiteral("name"), QStringLiteral("Suite name (default: from the folder)."), QStringLiteral("NAME")});
-    p.addOption({QStringLiteral("skip-invalid"), QStringLiteral("Import the usable tasks even when some files are not.")});
-    p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("import"));
-    p.addPositionalArgument(QStringLiteral("dir"), QStringLiteral("suite folder"));
-    int code = 0;
-    if (!parseCommandLine(p, args, QStringLiteral("suite"), code))
-        return code;
-    const auto pos = p.positionalArguments();
-    if (pos.size() != 2 || pos[0] != QLatin1String("import"))
-        return fail(QStringLiteral("usage: kbstudio-cli suite import DIR [--db FILE]"), 2);
-    try {
-        const auto suite = engine::SuiteLoader::loadFolder(pos[1], p.value(QStringLiteral("name")));
-        if (!suite.problems.isEmpty()) {
-            for (const auto& problem : suite.problems)
-                QTextStream(stderr) << "problem: " << problem << '\n';
-            if (!p.isSet(QStringLiteral("skip-invalid")))
-                return fail(QStringLiteral("%1 task file(s) cannot be used; nothing was imported "
-                                           "(--skip-invalid imports the other %2)")
-                                .arg(suite.problems.size())
-                                .arg(suite.tasks.size()));
-        }
-        db::Database database(databasePath(p).toStdString());
-        const auto imported = engine::importSuite(database.connection(), suite);
-        out(QStringLiteral("imported suite '%1': %2 tasks\n").arg(suite.name).arg(imported.tasks));
-        return 0;
-    } catch (const engine::Error& e) {
-        return fail(e.message());
-    } catch (const db::Error& e) {
-        return fail(QString::fromUtf8(e.what()));
-    }
-}
-
 } // namespace kb::cli

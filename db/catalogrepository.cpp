@@ -171,4 +171,53 @@ std::optional<TaskRow> CatalogRepository::task(Id taskId)
     return readTask(q);
 }
 
+namespace {
+
+TaskValidationRow readValidation(Statement& q)
+{
+    TaskValidationRow r;
+    r.taskId = q.int64(0);
+    r.device = q.text(1);
+    r.flagsJson = q.text(2);
+    r.detailsJson = q.text(3);
+    r.checkedAt = q.text(4);
+    return r;
+}
+
+constexpr const char* kValidationSelect =
+    "SELECT v.task_id, v.device, v.flags_json, v.details_json, v.checked_at FROM task_validations v ";
+
+} // namespace
+
+void CatalogRepository::storeTaskValidation(const TaskValidationRow& row)
+{
+    Statement q(m_conn, "INSERT INTO task_validations(task_id, device, flags_json, details_json) VALUES (?, ?, ?, ?) "
+                        "ON CONFLICT(task_id, device) DO UPDATE SET flags_json = excluded.flags_json, "
+                        "details_json = excluded.details_json, "
+                        "checked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')");
+    q.bind(1, row.taskId).bind(2, row.device).bind(3, row.flagsJson).bind(4, row.detailsJson).exec();
+}
+
+std::vector<TaskValidationRow> CatalogRepository::taskValidations(Id taskId)
+{
+    Statement q(m_conn, std::string(kValidationSelect) + "WHERE v.task_id = ? ORDER BY v.device");
+    q.bind(1, taskId);
+    std::vector<TaskValidationRow> out;
+    while (q.step())
+        out.push_back(readValidation(q));
+    return out;
+}
+
+std::vector<TaskValidationRow> CatalogRepository::flaggedTasks(Id suiteId)
+{
+    Statement q(m_conn, std::string(kValidationSelect)
+                            + "JOIN tasks t ON t.id = v.task_id WHERE t.suite_id = ? AND v.flags_json <> '[]' "
+                              "ORDER BY t.level, t.task_key, v.device");
+    q.bind(1, suiteId);
+    std::vector<TaskValidationRow> out;
+    while (q.step())
+        out.push_back(readValidation(q));
+    return out;
+}
+
 } // namespace kb::db

@@ -32,6 +32,12 @@ public:
     std::vector<TaskRow> tasks(Id suiteId);
     std::optional<TaskRow> task(Id taskId);
 
+    // Task validation results, one per (task, device); storing replaces the previous one.
+    void storeTaskValidation(const TaskValidationRow& row);
+    std::vector<TaskValidationRow> taskValidations(Id taskId);
+    // Every validation of the suite's tasks whose flags are not empty.
+    std::vector<TaskValidationRow> flaggedTasks(Id suiteId);
+
 private:
     Connection& m_conn;
 };

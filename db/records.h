@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kb::db {
@@ -90,6 +91,22 @@ struct AttemptRow {
 };
 
 struct TurnRow {
+    TurnRow() = default;
+    // The columns every turn has; the others keep their defaults.
+    TurnRow(Id rowId, Id attempt, int index, std::string promptText, std::string responseText,
+            std::int64_t in, std::int64_t out, double latency, std::string stop)
+        : id(rowId)
+        , attemptId(attempt)
+        , turnIndex(index)
+        , prompt(std::move(promptText))
+        , response(std::move(responseText))
+        , inputTokens(in)
+        , outputTokens(out)
+        , latencyMs(latency)
+        , stopReason(std::move(stop))
+    {
+    }
+
     Id id = 0;
     Id attemptId = 0;
     int turnIndex = 0;
@@ -216,6 +233,16 @@ struct EvaluationRecord {
     bool suspicious = false;
     std::optional<double> speedupEager;
     std::optional<double> speedupCompile;
+};
+
+// What the harness found when it ran a task's reference on one device (on import or later):
+// flags such as "below-tolerance" make a task weak (an all-zeros answer would pass).
+struct TaskValidationRow {
+    Id taskId = 0;
+    std::string device;              // cpu, cuda
+    std::string flagsJson = "[]";    // [{"flag": ..., "message": ...}]
+    std::string detailsJson = "{}";  // the harness's whole report
+    std::string checkedAt;
 };
 
 // Everything stored about one attempt, for detail views and exports.

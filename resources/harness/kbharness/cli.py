@@ -91,7 +91,7 @@ def cmd_validate_task(args):
     from . import validate_task
 
     report = validate_task.validate(os.path.abspath(args.task), atol=args.atol, rtol=args.rtol,
-                                    num_threads=args.num_threads)
+                                    num_threads=args.num_threads, device=args.device)
     _write_json(args.result, report)
     if report["errors"]:
         sys.stderr.write("kbharness: invalid task: %s\n" % "; ".join(report["errors"]))
@@ -132,6 +132,7 @@ def main(argv=None):
     p.add_argument("--atol", type=float, default=1e-4)
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--num-threads", type=int, default=None)
+    p.add_argument("--device", default="cpu", help="cpu or cuda[:N] (inputs are generated there)")
     p.add_argument("--result", default="-")
 
     p = sub.add_parser("warm", help="prepare a build cache for fast CUDA builds (precompiled header)")

@@ -38,7 +38,7 @@ def weakness_flags(tensors, atol, rtol):
     import torch
 
     flags = []
-    floats = [t.detach().to("cpu", torch.float64) for t in _tensors(tensors)
+    floats = [t.detach().to(torch.float64) for t in _tensors(tensors)
               if t.is_floating_point() and t.numel() > 0]
     if any(not bool(torch.isfinite(t).all()) for t in floats):
         flags.append(("non-finite-output", "the reference output contains NaN or Inf"))
@@ -82,11 +82,19 @@ def _same(t1, t2, atol, rtol):
         for a, b in zip(t1, t2))
 
 
-def validate(path, atol=1e-4, rtol=1e-4, seed=DEFAULT_SEED, num_threads=None):
+def validate(path, atol=1e-4, rtol=1e-4, seed=DEFAULT_SEED, num_threads=None, device="cpu"):
+    import contextlib
+
     import torch
 
     report = {"ok": False, "errors": [], "output_shapes": [], "output_dtypes": [], "flags": [],
-              "seconds": None, "task": path}
+              "seconds": None, "task": path, "device": device}
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        report["errors"].append("device %s requested but CUDA is not available" % device)
+        return report
+    # Inputs are generated where they are used (a 6 GB input takes seconds on the CPU).
+    on_device = (lambda: torch.device(device)) if device != "cpu" and hasattr(torch.device, "__enter__") \
+        else contextlib.nullcontext
     if num_threads:
         torch.set_num_threads(num_threads)
     try:
@@ -102,14 +110,19 @@ def validate(path, atol=1e-4, rtol=1e-4, seed=DEFAULT_SEED, num_threads=None):
         torch.manual_seed(seed)
         init = taskload.as_list(task.get_init_inputs(), "get_init_inputs")
         torch.manual_seed(seed)
-        model = task.Model(*init).eval()
+        model = task.Model(*init).eval().to(device)
     except Exception as e:
         report["errors"].append("constructing Model raised %s: %s" % (type(e).__name__, e))
         return report
 
-    def run(s):
+    def inputs_for(s):
         torch.manual_seed(s)
-        inputs = taskload.as_list(task.get_inputs(), "get_inputs")
+        with on_device():
+            inputs = taskload.as_list(task.get_inputs(), "get_inputs")
+        return [x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs]
+
+    def run(s):
+        inputs = inputs_for(s)
         with torch.no_grad():
             return model(*inputs)
 
@@ -144,10 +157,9 @@ def validate(path, atol=1e-4, rtol=1e-4, seed=DEFAULT_SEED, num_threads=None):
     # (unless its weights come out the same, e.g. a task without parameters)
     try:
         torch.manual_seed(seed + 7919)
-        other = task.Model(*init).eval()
+        other = task.Model(*init).eval().to(device)
         if _state_differs(model, other):
-            torch.manual_seed(seed + 1)
-            inputs = taskload.as_list(task.get_inputs(), "get_inputs")
+            inputs = inputs_for(seed + 1)
             with torch.no_grad():
                 out_other = other(*inputs)
             if _same(t1, _tensors(out_other), atol, rtol):
