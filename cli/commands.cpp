@@ -94,6 +94,8 @@ int runCommand(const QStringList& args)
     p.addOption({QStringLiteral("turns"), QStringLiteral("multi-turn: candidates per attempt at most (default 3)."), QStringLiteral("T"), QStringLiteral("3")});
     p.addOption({QStringLiteral("max-turns"), QStringLiteral("agent: model calls per attempt at most (default 200)."), QStringLiteral("N"), QStringLiteral("200")});
     p.addOption({QStringLiteral("skill"), QStringLiteral("Skill name (under skills/) or skill file the model follows (agent default: cuda-kernel-optimization)."), QStringLiteral("NAME|FILE")});
+    p.addOption({QStringLiteral("temperature"), QStringLiteral("Sampling temperature (default: the provider's)."), QStringLiteral("T")});
+    p.addOption({QStringLiteral("max-tokens"), QStringLiteral("Output tokens per model call (default 16384)."), QStringLiteral("N"), QStringLiteral("16384")});
     p.addOption({QStringLiteral("resume"), QStringLiteral("Resume the run with this id instead of creating one."), QStringLiteral("ID")});
     p.addOption({QStringLiteral("quiet"), QStringLiteral("No progress line.")});
     p.addOption({QStringLiteral("backend"), QStringLiteral("Where evaluations run: local or slurm (default local)."), QStringLiteral("BACKEND"), QStringLiteral("local")});
@@ -124,6 +126,15 @@ int runCommand(const QStringList& args)
             return fail(QStringLiteral("--mode must be one-shot, multi-turn or agent"), 2);
         if (spec.generation.turns < 1 || spec.generation.maxTurns < 1)
             return fail(QStringLiteral("--turns and --max-turns must be at least 1"), 2);
+        bool numberOk = true;
+        spec.generation.maxTokens = p.value(QStringLiteral("max-tokens")).toInt(&numberOk);
+        if (!numberOk || spec.generation.maxTokens < 1)
+            return fail(QStringLiteral("--max-tokens must be at least 1"), 2);
+        if (p.isSet(QStringLiteral("temperature"))) {
+            spec.generation.temperature = p.value(QStringLiteral("temperature")).toDouble(&numberOk);
+            if (!numberOk || *spec.generation.temperature < 0)
+                return fail(QStringLiteral("--temperature must be a number >= 0"), 2);
+        }
         QString device = p.value(QStringLiteral("device"));
         if (device != QLatin1String("cpu") && device != QLatin1String("cuda") && device != QLatin1String("auto"))
             return fail(QStringLiteral("--device must be cpu, cuda or auto"), 2);

@@ -171,6 +171,10 @@ private Q_SLOTS:
                     QStringLiteral("agent"),
                     QStringLiteral("--max-turns"),
                     QStringLiteral("6"),
+                    QStringLiteral("--temperature"),
+                    QStringLiteral("0.25"),
+                    QStringLiteral("--max-tokens"),
+                    QStringLiteral("4000"),
                     QStringLiteral("--device"),
                     QStringLiteral("cpu"),
                     QStringLiteral("--trials"),
@@ -188,6 +192,10 @@ private Q_SLOTS:
         // the fixed kernel already beats eager by 5%).
         QVERIFY(server.requests().size() >= 4);
         QVERIFY(server.requests().at(2).raw.contains(kKey));
+        const QJsonObject agentRequest = server.requests().at(2).json();
+        QCOMPARE(agentRequest.value(QStringLiteral("temperature")).toDouble(), 0.25);
+        QCOMPARE(agentRequest.value(QStringLiteral("max_tokens")).toInt(), 4000);
+        QCOMPARE(agentRequest.value(QStringLiteral("tools")).toArray().size(), 9);
 
         db::Database database(db.toStdString());
         db::RunRepository runs(database.connection());
@@ -265,6 +273,11 @@ private Q_SLOTS:
                                               QStringLiteral("--turns"),
                                               QStringLiteral("0")}
                                << QStringLiteral("at least 1");
+        QTest::newRow("temperature")
+            << QStringList{QStringLiteral("run"), QStringLiteral("--models"),
+                           QStringLiteral("demo-a"), QStringLiteral("--temperature"),
+                           QStringLiteral("hot")}
+            << QStringLiteral("--temperature must be");
         QTest::newRow("kind") << QStringList{QStringLiteral("provider"), QStringLiteral("add"),
                                              QStringLiteral("--name"),   QStringLiteral("x"),
                                              QStringLiteral("--kind"),   QStringLiteral("gemini")}
