@@ -100,8 +100,6 @@ int suiteCommand(const QStringList& args)
     if (!okTimeout || timeout <= 0)
         return fail(QStringLiteral("--timeout must be a positive number of seconds"), 2);
     try {
-        db::Database database(databasePath(p).toStdString());
-        db::CatalogRepository catalog(database.connection());
         if (pos[0] == QLatin1String("import")) {
             const auto suite = engine::SuiteLoader::loadFolder(pos[1], p.value(QStringLiteral("name")));
             if (!suite.problems.isEmpty()) {
@@ -113,12 +111,17 @@ int suiteCommand(const QStringList& args)
                                     .arg(suite.problems.size())
                                     .arg(suite.tasks.size()));
             }
+            // Opened only now: a refused import leaves no database behind.
+            db::Database database(databasePath(p).toStdString());
+            db::CatalogRepository catalog(database.connection());
             const auto imported = engine::importSuite(database.connection(), suite);
             out(QStringLiteral("imported suite '%1': %2 tasks\n").arg(suite.name).arg(imported.tasks));
             if (!p.isSet(QStringLiteral("validate")))
                 return 0;
             return validateTasks(database, catalog.tasks(imported.suiteId), device, timeout) == 0 ? 0 : 1;
         }
+        db::Database database(databasePath(p).toStdString());
+        db::CatalogRepository catalog(database.connection());
         const auto suite = catalog.suiteByName(pos[1].toStdString());
         if (!suite)
             return fail(QStringLiteral("no suite named '%1'").arg(pos[1]));

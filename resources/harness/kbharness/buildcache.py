@@ -262,7 +262,7 @@ def install(build_dir, device):
             a["verbose"] = True
             t0 = time.perf_counter()
             module, fast_log = None, ""
-            if kind == "inline" and device == "cuda" and FAST_BUILDS:
+            if kind == "inline" and str(device).startswith("cuda") and FAST_BUILDS:
                 module, fast_log = _try_fast(orig, a, directory, build_dir, record)
             cap = _FdCapture()
             try:
@@ -281,7 +281,7 @@ def install(build_dir, device):
                 raise
             record["seconds"] = time.perf_counter() - t0
             record["log"] = (fast_log + cap.text)[-MAX_LOG:]
-            if device == "cuda" and FAST_BUILDS:
+            if str(device).startswith("cuda") and FAST_BUILDS:
                 try:
                     fastbuild.after_build(build_dir, directory)
                 except Exception:

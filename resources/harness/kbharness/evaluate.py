@@ -448,11 +448,11 @@ class Evaluation:
                                  "the request disabled the sandbox: the candidate had the harness's network and "
                                  "file-system access")
         self.result["sandbox"] = "bwrap" if use_sandbox else "none"
-        # CUDA IPC moves GPU tensors between judge and worker without host copies. Inside
-        # bubblewrap the two may not share /dev/shm, so "auto" keeps bytes there.
+        # CUDA IPC moves GPU tensors between judge and worker without host copies. It is
+        # opt-in ("cuda_ipc") until it has been checked end to end on a GPU host; "auto"
+        # (the default) keeps the byte channel, which is checked on every CI run.
         transport = req["tensor_transport"]
-        self.ipc = self.device.startswith("cuda") and (transport == "cuda_ipc" or
-                                                       (transport == "auto" and not use_sandbox))
+        self.ipc = self.device.startswith("cuda") and transport == "cuda_ipc"
         self.result["tensor_transport"] = "cuda_ipc" if self.ipc else "bytes"
         workdir = tempfile.mkdtemp(prefix="kbharness-")
         os.chmod(workdir, 0o700)

@@ -102,7 +102,8 @@ class Worker:
         import torch
 
         self.device = header.get("device", "cpu")
-        self.ipc = bool(header.get("cuda_ipc")) and self.device.startswith("cuda")
+        if "cuda_ipc" in header:  # set by "prepare"; "load" leaves it as it is
+            self.ipc = bool(header["cuda_ipc"]) and self.device.startswith("cuda")
         threads = int(header.get("num_threads") or 1)
         torch.set_num_threads(threads)
         if self.device.startswith("cuda"):
