@@ -11,6 +11,7 @@ int runCommand(const QStringList& args);
 int statusCommand(const QStringList& args);
 int reportCommand(const QStringList& args);
 int suiteCommand(const QStringList& args);
+int attemptsCommand(const QStringList& args);
 
 // Prints "error: <message>" to stderr and returns 2 (usage) or 1 (failure).
 int fail(const QString& message, int code = 1);

@@ -14,6 +14,7 @@ Commands:
   run      Create a run and evaluate it (or resume one with --resume ID)
   status   Show the runs in a database and their progress
   report   Print the leaderboard of a run (or of every run)
+  attempts List a run's attempts with their verdicts, reasons and anti-cheat findings (--attempt N: one in full)
   suite    Import a task suite: suite import DIR --db FILE
   export   Write a report or export: --format html|pdf|markdown|csv|json|samples-csv|kernelbench --out FILE
   baselines  Import KernelBench's published baseline timings: baselines import DIR
@@ -51,6 +52,8 @@ int main(int argc, char** argv)
         return kb::cli::statusCommand(args);
     if (command == QLatin1String("report"))
         return kb::cli::reportCommand(args);
+    if (command == QLatin1String("attempts"))
+        return kb::cli::attemptsCommand(args);
     if (command == QLatin1String("suite"))
         return kb::cli::suiteCommand(args);
     if (command == QLatin1String("export"))

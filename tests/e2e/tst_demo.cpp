@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <QRegularExpression>
 #include <QTest>
 
 using namespace kb;
@@ -68,6 +69,29 @@ private Q_SLOTS:
         // The rejected (cheating) candidates are counted as rejected, never as correct.
         const auto rep = test::runCli({QStringLiteral("report"), QStringLiteral("--db"), db, QStringLiteral("--format"), QStringLiteral("markdown")});
         QCOMPARE(rep.exitCode, 0);
+
+        // Every verdict is shown with its reason; rejections name the rule that caught them.
+        int rejected = 0;
+        db::Id incorrectId = 0;
+        for (const auto& a : attempts) {
+            rejected += a.verdict == "rejected" ? 1 : 0;
+            if (a.verdict == "incorrect" && incorrectId == 0)
+                incorrectId = a.id;
+        }
+        QVERIFY(rejected >= 1 && incorrectId != 0);
+        const auto rej = test::runCli({QStringLiteral("attempts"), QStringLiteral("--db"), db, QStringLiteral("--verdict"),
+                                       QStringLiteral("rejected")});
+        QCOMPARE(rej.exitCode, 0);
+        QVERIFY2(rej.out.contains(QStringLiteral("%1 attempt(s)").arg(rejected)), qPrintable(rej.out));
+        QCOMPARE(rej.out.count(QStringLiteral("REJECT torch-op-in-forward")), rejected);
+        QCOMPARE(rej.out.count(QStringLiteral("why: static check:")), rejected);
+        const auto one = test::runCli({QStringLiteral("attempts"), QStringLiteral("--db"), db, QStringLiteral("--attempt"),
+                                       QString::number(incorrectId)});
+        QCOMPARE(one.exitCode, 0);
+        QVERIFY2(one.out.contains(QStringLiteral("verdict: incorrect")), qPrintable(one.out));
+        QVERIFY2(one.out.contains(QRegularExpression(QStringLiteral("correctness: [0-4] of 5 trials passed"))),
+                 qPrintable(one.out));
+        QVERIFY(one.out.contains(QStringLiteral("outside atol=")));
     }
 };
 
