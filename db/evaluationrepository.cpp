@@ -110,6 +110,13 @@ Id EvaluationRepository::store(const EvaluationRecord& r)
         f.bind(5, finding.location).bind(6, finding.message).exec();
     }
 
+    Statement g(m_conn, "INSERT INTO gpu_samples(evaluation_id, phase, gpu_index, sm_clock_mhz, mem_clock_mhz, "
+                        "temperature_c, power_w, utilization, throttle_reasons) VALUES (?,?,?,?,?,?,?,?,?)");
+    for (const auto& s : r.gpuSamples) {
+        g.bind(1, evalId).bind(2, s.phase).bind(3, s.gpuIndex).bind(4, s.smClockMhz).bind(5, s.memClockMhz);
+        g.bind(6, s.temperatureC).bind(7, s.powerW).bind(8, s.utilization).bind(9, s.throttleReasons).exec();
+    }
+
     Statement a(m_conn, "UPDATE attempts SET status = ?, verdict = ?, message = ?, suspicious = ?, "
                         "speedup_eager = ?, speedup_compile = ?, "
                         "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?");

@@ -216,6 +216,18 @@ struct EvaluationRow {
 
 // Everything one finished evaluation produces; stored in one transaction with the attempt's
 // final state so a crash can never leave half an evaluation behind.
+// One NVML reading of the timing GPU, before or after the candidate's timed loop.
+struct GpuSampleRow {
+    std::string phase; // before, after
+    int gpuIndex = 0;
+    std::optional<double> smClockMhz;
+    std::optional<double> memClockMhz;
+    std::optional<double> temperatureC;
+    std::optional<double> powerW;
+    std::optional<double> utilization;
+    std::string throttleReasons; // comma-separated NVML reason names
+};
+
 struct EvaluationRecord {
     Id attemptId = 0;
     CandidateRow candidate;
@@ -226,6 +238,7 @@ struct EvaluationRecord {
     std::vector<TimingSeriesRow> timing;
     std::optional<BaselineRow> baseline; // keyed by task hash, device, torch, settings
     std::vector<FindingRow> findings;
+    std::vector<GpuSampleRow> gpuSamples;
     // the attempt's final state
     std::string attemptStatus = "done";
     std::string attemptVerdict;

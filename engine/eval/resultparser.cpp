@@ -184,6 +184,31 @@ ParsedResult parseHarnessResult(const QByteArray& json, const EvalSettings& sett
         rec.environment = e;
     }
 
+    // NVML readings around the timed loop (GPU runs where NVML answers).
+    const auto gpu = root.value(QStringLiteral("gpu_state")).toObject();
+    for (const auto* phase : {"before", "after"}) {
+        const auto reading = gpu.value(QLatin1String(phase)).toObject();
+        if (reading.isEmpty())
+            continue;
+        db::GpuSampleRow g;
+        g.phase = phase;
+        g.gpuIndex = gpu.value(QStringLiteral("gpu_index")).toInt();
+        auto num = [&](const char* key) -> std::optional<double> {
+            const auto v = reading.value(QLatin1String(key));
+            return v.isDouble() ? std::optional<double>(v.toDouble()) : std::nullopt;
+        };
+        g.smClockMhz = num("sm_clock_mhz");
+        g.memClockMhz = num("mem_clock_mhz");
+        g.temperatureC = num("temperature_c");
+        g.powerW = num("power_w");
+        g.utilization = num("utilization");
+        QStringList reasons;
+        for (const auto& r : reading.value(QStringLiteral("throttle_reasons")).toArray())
+            reasons << r.toString();
+        g.throttleReasons = reasons.join(QLatin1Char(',')).toStdString();
+        rec.gpuSamples.push_back(std::move(g));
+    }
+
     // The verdict the attempt gets: the harness's, but a "correct" without a full, passing
     // correctness record and candidate timing is not accepted as correct.
     QString attemptVerdict = verdict;

@@ -30,6 +30,13 @@ EvaluationRecord sampleRecord(Id attempt)
     r.timing = {cand, eager};
     r.baseline = BaselineRow{0, "hash0", "Test CPU", "1.13.1", "cpu;fp32", 2.2, std::nullopt, "unavailable", ""};
     r.findings = {{"excessive-speedup", "suspicious", "", "too fast"}};
+    GpuSampleRow before;
+    before.phase = "before";
+    before.smClockMhz = 1980.0;
+    GpuSampleRow after = before;
+    after.phase = "after";
+    after.throttleReasons = "sw_power_cap";
+    r.gpuSamples = {before, after};
     r.attemptVerdict = "correct";
     r.suspicious = true;
     r.speedupEager = 2.0;
@@ -66,6 +73,13 @@ private Q_SLOTS:
         QCOMPARE(d.findings[0].rule, std::string("excessive-speedup"));
         QVERIFY(d.environment);
         QCOMPARE(d.environment->deviceName, std::string("Test CPU"));
+        Statement g(f.database.connection(), "SELECT phase, sm_clock_mhz, throttle_reasons FROM gpu_samples ORDER BY id");
+        QVERIFY(g.step());
+        QCOMPARE(g.text(0), std::string("before"));
+        QCOMPARE(g.real(1), 1980.0);
+        QVERIFY(g.step());
+        QCOMPARE(g.text(2), std::string("sw_power_cap"));
+        QVERIFY(!g.step());
     }
 
     void baselineIsCachedPerKeyAndUpdated()
@@ -97,7 +111,7 @@ private Q_SLOTS:
         auto r = sampleRecord(999999); // no such attempt
         QVERIFY_THROWS_EXCEPTION(Error, evals.store(r));
         for (const char* table : {"candidates", "builds", "evaluations", "timing_series", "timing_samples",
-                                  "correctness_trials", "baselines", "findings", "environments"}) {
+                                  "correctness_trials", "baselines", "findings", "environments", "gpu_samples"}) {
             Statement q(f.database.connection(), std::string("SELECT count(*) FROM ") + table);
             QVERIFY(q.step());
             QVERIFY2(q.int64(0) == 0, table);

@@ -80,6 +80,37 @@ private Q_SLOTS:
         QVERIFY(r.record.environment);
     }
 
+    void gpuStateBecomesSamples()
+    {
+        auto doc = correctDoc();
+        doc.insert(QStringLiteral("gpu_state"),
+                   QJsonObject{{QStringLiteral("gpu_index"), 1},
+                               {QStringLiteral("before"), QJsonObject{{QStringLiteral("sm_clock_mhz"), 1980.0},
+                                                                      {QStringLiteral("temperature_c"), 41.0},
+                                                                      {QStringLiteral("throttle_reasons"), QJsonArray{}}}},
+                               {QStringLiteral("after"), QJsonObject{{QStringLiteral("sm_clock_mhz"), 1755.0},
+                                                                     {QStringLiteral("power_w"), 612.5},
+                                                                     {QStringLiteral("throttle_reasons"),
+                                                                      QJsonArray{QStringLiteral("sw_power_cap"),
+                                                                                 QStringLiteral("hw_slowdown")}}}}});
+        const auto r = parse(doc);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.record.gpuSamples.size(), size_t(2));
+        const auto& before = r.record.gpuSamples[0];
+        const auto& after = r.record.gpuSamples[1];
+        QCOMPARE(before.phase, std::string("before"));
+        QCOMPARE(before.gpuIndex, 1);
+        QCOMPARE(*before.smClockMhz, 1980.0);
+        QCOMPARE(*before.temperatureC, 41.0);
+        QVERIFY(!before.powerW);
+        QCOMPARE(before.throttleReasons, std::string());
+        QCOMPARE(after.phase, std::string("after"));
+        QCOMPARE(*after.powerW, 612.5);
+        QCOMPARE(after.throttleReasons, std::string("sw_power_cap,hw_slowdown"));
+        // CPU results carry none.
+        QVERIFY(parse(correctDoc()).record.gpuSamples.empty());
+    }
+
     void excessiveSpeedupIsSuspicious()
     {
         const auto r = parse(correctDoc(40.0)); // 20x

@@ -11,7 +11,7 @@ import unittest
 
 import harness_testlib  # noqa: F401  (puts the harness on sys.path)
 
-from kbharness import buildcache, codec, fastbuild, nvccsplit
+from kbharness import buildcache, codec, fastbuild, nvccsplit, nvml
 
 # nvcc 13 --dryrun for "-c cuda.cu -o cuda.o" (one architecture), shortened.
 DRYRUN = """#$ _NVVM_BRANCH_=nvvm
@@ -196,6 +196,19 @@ class IpcDescriptionTests(unittest.TestCase):
         evil = base64.b64encode(b"/../../etc/passwd").decode()
         with self.assertRaisesRegex(codec.DecodeError, "unexpected name"):
             codec.decode(self.desc(ref_handle=evil), b"", allow_ipc=True)
+
+
+class NvmlTests(unittest.TestCase):
+    def test_throttle_reasons_are_named(self):
+        self.assertEqual(nvml.decode_throttle_reasons(0), [])
+        self.assertEqual(nvml.decode_throttle_reasons(0x4 | 0x40), ["sw_power_cap", "hw_thermal_slowdown"])
+        self.assertEqual(nvml.decode_throttle_reasons(0x1 | 0x10000), ["gpu_idle", "other(0x10000)"])
+
+    def test_sample_is_a_reading_or_none(self):
+        s = nvml.sample(0)
+        if s is not None:  # a GPU host
+            self.assertIn("sm_clock_mhz", s)
+            self.assertIsInstance(s.get("throttle_reasons", []), list)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from . import RESULT_SCHEMA, codec, compare, envinfo, seeds, static_check, taskload, timing, validate_task
+from . import RESULT_SCHEMA, codec, compare, envinfo, nvml, seeds, static_check, taskload, timing, validate_task
 from .request import RequestError
 
 # Resolved: a harness reached through a symbolic link under /tmp would vanish behind the
@@ -50,6 +50,14 @@ def _make_undumpable():
 
 
 _BWRAP_STATE = {}
+
+
+def torch_device_index(device):
+    """2 for "cuda:2", None for the CPU."""
+    if not device.startswith("cuda"):
+        return None
+    _, _, index = device.partition(":")
+    return int(index) if index.isdigit() else 0
 
 
 def bwrap_path():
@@ -349,6 +357,7 @@ class Evaluation:
             "speedup": None,
             "flags": [],
             "sandbox": None,
+            "gpu_state": None,
             "environment": None,
             "worker_log_tail": "",
             "harness_seconds": 0.0,
@@ -637,6 +646,8 @@ class Evaluation:
         desc, data = codec.encode(sets, ipc=self.ipc)
         header = {"cmd": "time", "sets": desc, "warmup": req["warmup"], "trials": req["timing_trials"],
                   "max_seconds": req["max_timing_seconds"]}
+        gpu_index = torch_device_index(self.device)
+        gpu_before = nvml.sample(gpu_index) if gpu_index is not None else None
         try:
             worker.send(header, data, "timing")
             ev, _ = worker.receive(req["timing_timeout_seconds"], "timing warm-up")
@@ -648,6 +659,9 @@ class Evaluation:
             t_start = time.perf_counter()
             reply, payload = worker.receive(req["timing_timeout_seconds"], "timing")
             wall_ms = (time.perf_counter() - t_start) * 1000.0
+            if gpu_index is not None:
+                self.result["gpu_state"] = {"gpu_index": gpu_index, "before": gpu_before,
+                                            "after": nvml.sample(gpu_index)}
         except WorkerFailure as e:
             return self.finish("timeout" if e.kind == "timeout" else "runtime_error", e.message)
         if not reply.get("ok"):
