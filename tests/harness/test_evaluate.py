@@ -157,10 +157,6 @@ class BuildErrorTests(_Base):
         self.assertIn(doc["build"]["status"], ("ok", "cached"))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 def _cuda_available():
     try:
         import torch
@@ -182,3 +178,26 @@ class CudaTests(_Base):
 
     def test_cuda_wrong_and_cheat(self):
         self.assertVerdict(self.run_eval("fx_cheat.py", device="cuda"), "rejected")
+
+
+class WorkspaceFormatTests(_Base):
+    """model_new.py + kernels/*.cpp (*.cu on a GPU) built into one extension."""
+
+    def test_workspace_candidate_builds_and_is_correct(self):
+        doc = self.run_eval("ws_relu", timing_trials=5)
+        self.assertVerdict(doc, "correct")
+        self.assertEqual(doc["candidate_format"], "workspace")
+        self.assertIn(doc["build"]["status"], ("ok", "cached"))
+        self.assertTrue(all(t["passed"] for t in doc["correctness"]["trials"]))
+
+    def test_every_kernel_file_is_checked(self):
+        doc = self.run_eval("ws_cheat")
+        self.assertVerdict(doc, "rejected")
+        self.assertIn("kernels/relu_binding.cpp", doc["message"])
+        rules = {(f["rule"], f["line"]) for f in doc["static_findings"]}
+        self.assertIn(("cpp-torch-op", 11), rules)
+        self.assertEqual(doc["build"]["status"], "skipped")  # nothing was built
+
+
+if __name__ == "__main__":
+    unittest.main()

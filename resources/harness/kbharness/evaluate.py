@@ -408,14 +408,19 @@ class Evaluation:
         self.result["environment"] = envinfo.describe(self.device, self.num_threads, req["allow_tf32"])
 
         # 1. static checks -------------------------------------------------
-        try:
-            with open(req["candidate_path"], "r", encoding="utf-8") as f:
-                source = f.read()
-        except (OSError, UnicodeDecodeError) as e:
-            return self.finish("invalid_candidate", "cannot read candidate: %s" % e)
         policy = dict(req["policy"])
         policy.setdefault("precision", req["precision"])
-        findings = static_check.analyze(source, policy)
+        workspace = os.path.isdir(req["candidate_path"])
+        self.result["candidate_format"] = "workspace" if workspace else "kernelbench"
+        try:
+            if workspace:
+                findings = static_check.analyze_workspace(req["candidate_path"], policy)
+            else:
+                with open(req["candidate_path"], "r", encoding="utf-8") as f:
+                    source = f.read()
+                findings = static_check.analyze(source, policy)
+        except (OSError, UnicodeDecodeError) as e:
+            return self.finish("invalid_candidate", "cannot read candidate: %s" % e)
         self.result["static_findings"] = static_check.to_json(findings)
         verdict = static_check.verdict_for(findings)
         if verdict is not None:
@@ -469,7 +474,8 @@ class Evaluation:
         try:
             worker = WorkerHandle(self.device, self.num_threads, workdir, sandbox=use_sandbox,
                                   build_dir=build_dir, memory_limit_mb=req["memory_limit_mb"],
-                                  readable=[os.path.dirname(req["candidate_path"])])
+                                  readable=[req["candidate_path"] if os.path.isdir(req["candidate_path"])
+                                            else os.path.dirname(req["candidate_path"])])
             return self._with_worker(worker, init_inputs, init_seed, build_dir)
         finally:
             if worker is not None:

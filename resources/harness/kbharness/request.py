@@ -79,7 +79,11 @@ def parse(data):
             raise RequestError("%s is required" % key)
         if not os.path.isabs(v):
             raise RequestError("%s must be an absolute path, got %r" % (key, v))
-        if not os.path.isfile(v):
+        if key == "candidate_path" and os.path.isdir(v):
+            # the workspace format: model_new.py + kernels/*.cu|*.cpp
+            if not os.path.isfile(os.path.join(v, "model_new.py")):
+                raise RequestError("candidate_path is a folder without model_new.py: %s" % v)
+        elif not os.path.isfile(v):
             raise RequestError("%s does not exist: %s" % (key, v))
         req[key] = v
     if "seed" not in data:

@@ -15,6 +15,7 @@ The checker looks at:
 """
 
 import ast
+import os
 import re
 from collections import namedtuple
 
@@ -770,74 +771,82 @@ class _Analyzer:
 
     # -- C++ / CUDA sources ----------------------------------------------
     def check_cpp_sources(self, tree):
-        allow_ops = bool(self.policy.get("allow_torch_ops"))
-        allowed = self.vendor_allowed
-        prec_sev = self.precision_severity()
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
                 continue
             text = node.value
             if not _looks_like_cpp(text):
                 continue
-            code = _strip_cpp_comments(text)
-            base_line = node.lineno
             # a triple-quoted literal starting on the line of the opening quotes
-            for lineno, line in enumerate(code.split("\n")):
-                at = base_line + lineno
-                if not allow_ops:
-                    for m in CPP_TORCH_CALL.finditer(line):
-                        ns, name = m.group(1).replace(" ", ""), m.group(2)
-                        if ns.startswith("cuda") or ns.startswith("native::Half") or ns.startswith("indexing"):
-                            continue
-                        if name in CPP_ALLOWED_TORCH or name[0].isupper() or name.startswith("k"):
-                            continue
-                        if ns.startswith("detail") or ns.startswith("internal"):
-                            continue
-                        self.add("cpp-torch-op", REJECT, None,
-                                 "C++ source calls %s (a PyTorch compute op)" % m.group(0).rstrip("( "),
-                                 line=at, col=m.start())
-                    for m in CPP_COMPUTE_METHOD.finditer(line):
-                        self.add("cpp-torch-op", REJECT, None,
-                                 "C++ source calls tensor method .%s() (a PyTorch compute op)" % m.group(1),
-                                 line=at, col=m.start())
-                for m in CPP_VENDOR.finditer(line):
-                    if _vendor_class(m.group(1)) in allowed:
+            self.scan_cpp(text, node.lineno)
+
+    def scan_cpp(self, text, base_line, where=""):
+        """Scan one C++/CUDA text; `where` (a file name) prefixes the messages."""
+        allow_ops = bool(self.policy.get("allow_torch_ops"))
+        allowed = self.vendor_allowed
+        prec_sev = self.precision_severity()
+        before = len(self.findings)
+        code = _strip_cpp_comments(text)
+        for lineno, line in enumerate(code.split("\n")):
+            at = base_line + lineno
+            if not allow_ops:
+                for m in CPP_TORCH_CALL.finditer(line):
+                    ns, name = m.group(1).replace(" ", ""), m.group(2)
+                    if ns.startswith("cuda") or ns.startswith("native::Half") or ns.startswith("indexing"):
                         continue
-                    self.add("vendor-library", REJECT, None,
-                             "C++ source uses %s (vendor library) and the policy (allow_vendor_libraries=%s) "
-                             "forbids it" % (m.group(1), "+".join(sorted(allowed)) or "none"),
+                    if name in CPP_ALLOWED_TORCH or name[0].isupper() or name.startswith("k"):
+                        continue
+                    if ns.startswith("detail") or ns.startswith("internal"):
+                        continue
+                    self.add("cpp-torch-op", REJECT, None,
+                             "C++ source calls %s (a PyTorch compute op)" % m.group(0).rstrip("( "),
                              line=at, col=m.start())
-                for m in CPP_THREAD.finditer(line):
-                    self.add("cpp-thread-or-stream", REJECT, None,
-                             "C++ source uses %s: work can escape the timed window" %
-                             m.group(1), line=at, col=m.start())
-                for m in CPP_STREAM.finditer(line):
-                    self.add("side-stream", REJECT, None,
-                             "C++ source uses %s: work on a side stream can escape the timed window" %
-                             m.group(1), line=at, col=m.start())
-                for m in CPP_GRAPH.finditer(line):
-                    self.add("cuda-graph", REJECT, None,
-                             "C++ source uses %s: captured work can be replayed instead of computed" %
-                             m.group(1), line=at, col=m.start())
-                for m in CPP_L2.finditer(line):
-                    self.add("l2-persistence", REJECT, None,
-                             "C++ source uses %s: persisting-L2 windows keep data cached across timed "
-                             "calls" % m.group(1), line=at, col=m.start())
-                for m in CPP_PRECISION.finditer(line):
-                    self.add("precision-downgrade", prec_sev, None,
-                             "C++ source uses reduced precision (%s)" % m.group(1), line=at, col=m.start())
-                for m in CPP_FILE_TYPES.finditer(line):
-                    self.add("cpp-system-call", REJECT, None,
-                             "C++ source uses %s: kernels have no business with files" % m.group(1),
+                for m in CPP_COMPUTE_METHOD.finditer(line):
+                    self.add("cpp-torch-op", REJECT, None,
+                             "C++ source calls tensor method .%s() (a PyTorch compute op)" % m.group(1),
                              line=at, col=m.start())
-                if CPP_PASTE.search(line):
-                    self.add("cpp-token-paste", SUSPICIOUS, None,
-                             "token pasting (##) can spell names the scan looks for", line=at,
-                             col=line.find("##"))
-                for m in CPP_SYSCALL.finditer(line):
-                    self.add("cpp-system-call", REJECT, None,
-                             "C++ source calls %s(), which a kernel has no business doing" % m.group(1),
-                             line=at, col=m.start())
+            for m in CPP_VENDOR.finditer(line):
+                if _vendor_class(m.group(1)) in allowed:
+                    continue
+                self.add("vendor-library", REJECT, None,
+                         "C++ source uses %s (vendor library) and the policy (allow_vendor_libraries=%s) "
+                         "forbids it" % (m.group(1), "+".join(sorted(allowed)) or "none"),
+                         line=at, col=m.start())
+            for m in CPP_THREAD.finditer(line):
+                self.add("cpp-thread-or-stream", REJECT, None,
+                         "C++ source uses %s: work can escape the timed window" %
+                         m.group(1), line=at, col=m.start())
+            for m in CPP_STREAM.finditer(line):
+                self.add("side-stream", REJECT, None,
+                         "C++ source uses %s: work on a side stream can escape the timed window" %
+                         m.group(1), line=at, col=m.start())
+            for m in CPP_GRAPH.finditer(line):
+                self.add("cuda-graph", REJECT, None,
+                         "C++ source uses %s: captured work can be replayed instead of computed" %
+                         m.group(1), line=at, col=m.start())
+            for m in CPP_L2.finditer(line):
+                self.add("l2-persistence", REJECT, None,
+                         "C++ source uses %s: persisting-L2 windows keep data cached across timed "
+                         "calls" % m.group(1), line=at, col=m.start())
+            for m in CPP_PRECISION.finditer(line):
+                self.add("precision-downgrade", prec_sev, None,
+                         "C++ source uses reduced precision (%s)" % m.group(1), line=at, col=m.start())
+            for m in CPP_FILE_TYPES.finditer(line):
+                self.add("cpp-system-call", REJECT, None,
+                         "C++ source uses %s: kernels have no business with files" % m.group(1),
+                         line=at, col=m.start())
+            if CPP_PASTE.search(line):
+                self.add("cpp-token-paste", SUSPICIOUS, None,
+                         "token pasting (##) can spell names the scan looks for", line=at,
+                         col=line.find("##"))
+            for m in CPP_SYSCALL.finditer(line):
+                self.add("cpp-system-call", REJECT, None,
+                         "C++ source calls %s(), which a kernel has no business doing" % m.group(1),
+                         line=at, col=m.start())
+
+        if where:
+            self.findings[before:] = [f._replace(message="%s: %s" % (where, f.message))
+                                      for f in self.findings[before:]]
 
 
 def _looks_like_cpp(text):
@@ -878,6 +887,51 @@ def _strip_cpp_comments(text):
 def analyze(candidate_source, policy=None):
     """Return the list of findings for a candidate's Python source."""
     return _Analyzer(candidate_source, policy).run()
+
+
+WORKSPACE_MODULE = "model_new.py"
+WORKSPACE_KERNELS = "kernels"
+WORKSPACE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp")
+
+
+def workspace_files(directory):
+    """(model_new.py path, [kernel source paths]) of a workspace candidate, sorted."""
+    kernels_dir = os.path.join(directory, WORKSPACE_KERNELS)
+    kernels = []
+    if os.path.isdir(kernels_dir):
+        for name in sorted(os.listdir(kernels_dir)):
+            path = os.path.join(kernels_dir, name)
+            if os.path.isfile(path) and name.endswith(WORKSPACE_SUFFIXES):
+                kernels.append(path)
+    return os.path.join(directory, WORKSPACE_MODULE), kernels
+
+
+def analyze_workspace(directory, policy=None):
+    """Findings for a workspace candidate: model_new.py (as a KernelBench candidate, whose
+    kernels come from the workspace's extension) and every file under kernels/."""
+    module, kernels = workspace_files(directory)
+    with open(module, "r", encoding="utf-8") as f:
+        source = f.read()
+    analyzer = _Analyzer(source, policy)
+    analyzer.has_extension = True  # the harness builds kernels/ into the extension
+    findings = analyzer.run()
+    findings = [f for f in findings if f.rule != "no-custom-kernel"]
+    if not any(k.endswith((".cu", ".cpp", ".cc")) for k in kernels):
+        findings.append(Finding("no-custom-kernel", SUSPICIOUS, 0, 0,
+                                "the workspace has no kernels/*.cu or kernels/*.cpp source"))
+    for path in kernels:
+        rel = os.path.join(WORKSPACE_KERNELS, os.path.basename(path))
+        try:
+            with open(path, "r", encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            findings.append(Finding("unreadable-source", REJECT, 0, 0, "%s cannot be read: %s" % (rel, e)))
+            continue
+        analyzer.findings = []
+        analyzer._seen = set()
+        analyzer.scan_cpp(text, 1, where=rel)
+        findings.extend(analyzer.findings)
+    return findings
 
 
 def verdict_for(findings):

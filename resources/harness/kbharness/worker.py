@@ -50,6 +50,35 @@ def _summary(exc):
     return first[:500]
 
 
+# A workspace candidate's model_new.py imports its kernels as this module.
+WORKSPACE_EXTENSION = "kb_kernels"
+
+
+def _build_workspace(directory, device):
+    """Builds kernels/*.cu and kernels/*.cpp of a workspace into one extension (cached by
+    content through buildcache's wrapper of torch's load)."""
+    import hashlib
+
+    import torch.utils.cpp_extension as cpp_extension
+
+    kernels = os.path.join(directory, "kernels")
+    names = sorted(os.listdir(kernels)) if os.path.isdir(kernels) else []
+    sources = [os.path.join(kernels, n) for n in names if n.endswith((".cu", ".cpp", ".cc"))]
+    if not sources:
+        raise RuntimeError("the workspace has no kernels/*.cu or kernels/*.cpp to build")
+    cuda = [s for s in sources if s.endswith(".cu")]
+    if cuda and not device.startswith("cuda"):
+        raise RuntimeError("kernels/%s is CUDA, but this evaluation runs on the CPU" % os.path.basename(cuda[0]))
+    digest = hashlib.sha256()
+    for src in sources:
+        with open(src, "rb") as f:
+            digest.update(os.path.basename(src).encode() + b"\0" + f.read() + b"\0")
+    # The module name must match the binding's PYBIND11_MODULE(TORCH_EXTENSION_NAME, ...).
+    name = "%s_%s" % (WORKSPACE_EXTENSION, digest.hexdigest()[:12])
+    return cpp_extension.load(name=name, sources=sources, extra_include_paths=[kernels],
+                              with_cuda=bool(cuda), verbose=False)
+
+
 class Worker:
     def __init__(self, cmd_fd, reply_fd):
         self.cmd_fd = cmd_fd
@@ -126,6 +155,11 @@ class Worker:
         stage = "import"
         try:
             init_inputs = codec.decode(header["init"], payload)
+            if os.path.isdir(path):
+                stage = "build"
+                sys.modules[WORKSPACE_EXTENSION] = _build_workspace(path, self.device)
+                stage = "import"
+                path = os.path.join(path, "model_new.py")
             spec = importlib.util.spec_from_file_location("kbstudio_candidate", path)
             module = importlib.util.module_from_spec(spec)
             sys.modules["kbstudio_candidate"] = module
