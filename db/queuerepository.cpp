@@ -128,7 +128,7 @@ std::vector<AttemptRow> QueueRepository::attemptsPage(Id runId, int offset, int 
                 "(SELECT coalesce(sum(output_tokens),0) FROM turns WHERE attempt_id = a.id), "
                 "(SELECT count(*) FROM turns WHERE attempt_id = a.id) "
                 "FROM attempts a JOIN models m ON m.id = a.model_id JOIN tasks t ON t.id = a.task_id "
-                "WHERE ?1 = 0 OR a.run_id = ?1 ORDER BY a.id LIMIT ?2 OFFSET ?3");
+                    + std::string(runId == 0 ? "WHERE ?1 = 0 " : "WHERE a.run_id = ?1 ") + "ORDER BY a.id LIMIT ?2 OFFSET ?3");
     q.bind(1, runId).bind(2, limit).bind(3, offset);
     std::vector<AttemptRow> out;
     while (q.step()) {

@@ -258,6 +258,13 @@ CREATE TABLE task_validations (
     PRIMARY KEY (task_id, device)
 ) WITHOUT ROWID;
 )SQL",
+    // 3: indexes for a database of a million attempts: an attempt's build and evaluation are
+    //    found by candidate (and cascading deletes need them), engines by the run they hold.
+    R"SQL(
+CREATE INDEX builds_candidate ON builds(candidate_id);
+CREATE INDEX evaluations_candidate ON evaluations(candidate_id);
+CREATE INDEX engines_run ON engines(run_id);
+)SQL",
 };
 
 } // namespace

@@ -30,6 +30,7 @@ QJsonObject EvalSettings::toJson() const
         {QStringLiteral("slurm_args"), slurmArgs},
         {QStringLiteral("retry_limit"), retryLimit},
         {QStringLiteral("retry_base_s"), retryBaseSeconds},
+        {QStringLiteral("cpu_timing_exclusive"), cpuTimingExclusive},
     };
 }
 
@@ -60,6 +61,7 @@ EvalSettings EvalSettings::fromJson(const QJsonObject& o)
     s.slurmArgs = o.value(QStringLiteral("slurm_args")).toString(s.slurmArgs);
     s.retryLimit = o.value(QStringLiteral("retry_limit")).toInt(s.retryLimit);
     s.retryBaseSeconds = o.value(QStringLiteral("retry_base_s")).toDouble(s.retryBaseSeconds);
+    s.cpuTimingExclusive = o.value(QStringLiteral("cpu_timing_exclusive")).toBool(s.cpuTimingExclusive);
     return s;
 }
 

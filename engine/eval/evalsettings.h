@@ -34,6 +34,7 @@ struct EvalSettings {
     QString slurmArgs;                     // more sbatch options
     int retryLimit = 3;                    // retries of a lost worker / harness failure
     double retryBaseSeconds = 0.5;         // first backoff delay (doubles, with jitter)
+    bool cpuTimingExclusive = true;        // CPU runs: never time while something compiles
 
     QJsonObject toJson() const;
     static EvalSettings fromJson(const QJsonObject& o);

@@ -303,7 +303,8 @@ void RunEngine::pump()
     if (m_runId == 0)
         return;
     // On the CPU, builds and timing share the cores: never time while something compiles.
-    const bool exclusiveTiming = m_settings.device == QLatin1String("cpu") && m_backend == QLatin1String("local");
+    const bool exclusiveTiming = m_settings.device == QLatin1String("cpu") && m_backend == QLatin1String("local")
+                                 && m_settings.cpuTimingExclusive;
     try {
         db::LeaseRepository leases(m_db->connection());
         while (!m_paused && !m_pending.isEmpty() && m_building < std::max(1, m_settings.buildJobs)

@@ -1,0 +1,23 @@
+// Engine benchmarks (not timed tests): see bench/README.md.
+//   bench_engine overhead [ATTEMPTS]         engine overhead per attempt with an instant stand-in harness
+//   bench_engine db [FILE] [ATTEMPTS]         1,000,000 stored attempts: open, leaderboard, result pages
+//   bench_engine pool [ATTEMPTS] [LATENCY_MS] evaluation-pool busy % with slow generation and real builds
+#include "benchcommon.h"
+
+#include <QCoreApplication>
+#include <QTextStream>
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QStringList args = QCoreApplication::arguments().mid(1);
+    const QString what = args.isEmpty() ? QString() : args.takeFirst();
+    if (what == QLatin1String("db"))
+        return kb::bench::dbScale(args);
+    if (what == QLatin1String("overhead"))
+        return kb::bench::engineOverhead(args);
+    if (what == QLatin1String("pool"))
+        return kb::bench::poolUtilisation(args);
+    QTextStream(stderr) << "usage: bench_engine overhead|db|pool [...]; see bench/README.md\n";
+    return 2;
+}
