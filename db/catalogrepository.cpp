@@ -184,6 +184,14 @@ TaskValidationRow readValidation(Statement& q)
     return r;
 }
 
+std::vector<TaskValidationRow> readValidations(Statement& q)
+{
+    std::vector<TaskValidationRow> out;
+    while (q.step())
+        out.push_back(readValidation(q));
+    return out;
+}
+
 constexpr const char* kValidationSelect =
     "SELECT v.task_id, v.device, v.flags_json, v.details_json, v.checked_at FROM task_validations v ";
 
@@ -202,10 +210,7 @@ std::vector<TaskValidationRow> CatalogRepository::taskValidations(Id taskId)
 {
     Statement q(m_conn, std::string(kValidationSelect) + "WHERE v.task_id = ? ORDER BY v.device");
     q.bind(1, taskId);
-    std::vector<TaskValidationRow> out;
-    while (q.step())
-        out.push_back(readValidation(q));
-    return out;
+    return readValidations(q);
 }
 
 std::vector<TaskValidationRow> CatalogRepository::flaggedTasks(Id suiteId)
@@ -214,10 +219,7 @@ std::vector<TaskValidationRow> CatalogRepository::flaggedTasks(Id suiteId)
                             + "JOIN tasks t ON t.id = v.task_id WHERE t.suite_id = ? AND v.flags_json <> '[]' "
                               "ORDER BY t.level, t.task_key, v.device");
     q.bind(1, suiteId);
-    std::vector<TaskValidationRow> out;
-    while (q.step())
-        out.push_back(readValidation(q));
-    return out;
+    return readValidations(q);
 }
 
 } // namespace kb::db

@@ -28,10 +28,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-FIXTURES = os.path.join(REPO, "tests", "gpu", "fixtures")
-HARNESS = os.path.join(REPO, "resources", "harness")
+from kbfixtures import DEFAULT_KB_ROOT, FIXTURES, HARNESS, manifest, problem_path
 
 CHILD = r'''
 import importlib.util, json, os, sys, time
@@ -109,17 +106,9 @@ def run_child(mode, fixture, problem, cache, ext_dir):
     return {"error": (p.stderr or p.stdout)[-3000:], "wall_s": wall}
 
 
-def problem_path(entry, kb_root):
-    rel = entry["problem"]
-    prefix = "../shared/kernelbench/"
-    if rel.startswith(prefix):
-        return os.path.join(os.path.abspath(kb_root), rel[len(prefix):])
-    return os.path.normpath(os.path.join(REPO, rel))
-
-
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--kb-root", default=os.path.join(REPO, "..", "shared", "kernelbench"))
+    ap.add_argument("--kb-root", default=DEFAULT_KB_ROOT)
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--count", type=int, default=0)
     ap.add_argument("--out", default=None)
@@ -127,8 +116,7 @@ def main():
     args = ap.parse_args()
     work = args.out or tempfile.mkdtemp(prefix="kbbuildbench-")
     os.makedirs(work, exist_ok=True)
-    with open(os.path.join(FIXTURES, "manifest.json")) as f:
-        entries = [e for e in json.load(f)["fixtures"] if e["expect"] == "correct"]
+    entries = [e for e in manifest().values() if e["expect"] == "correct"]
     if args.count:
         entries = entries[:args.count]
     import torch

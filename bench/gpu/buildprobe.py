@@ -53,34 +53,9 @@ torch::Tensor rowsum(torch::Tensor x) {
 }''', fn=["rowsum"]),
 }
 
-SLIM_TYPES = r'''#pragma once
-// Slim stand-in for <torch/types.h> in CUDA translation units (see kbharness/fastbuild.py).
-#include <ATen/core/Tensor.h>
-#include <c10/core/TensorOptions.h>
-#include <c10/util/Exception.h>
-#include <ATen/Dispatch.h>
-%(ops)s
-namespace torch {
-using namespace at; // NOLINT
-using Dtype = at::ScalarType;
-constexpr auto kUInt8 = at::kByte;
-constexpr auto kInt8 = at::kChar;
-constexpr auto kInt16 = at::kShort;
-constexpr auto kInt32 = at::kInt;
-constexpr auto kInt64 = at::kLong;
-constexpr auto kFloat16 = at::kHalf;
-constexpr auto kFloat32 = at::kFloat;
-constexpr auto kFloat64 = at::kDouble;
-constexpr auto kU8 = kUInt8;
-constexpr auto kI8 = kInt8;
-constexpr auto kI16 = kInt16;
-constexpr auto kI32 = kInt32;
-constexpr auto kI64 = kInt64;
-constexpr auto kF16 = kFloat16;
-constexpr auto kF32 = kFloat32;
-constexpr auto kF64 = kFloat64;
-}
-'''
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "resources", "harness"))
+from kbharness.fastbuild import slim_header  # noqa: E402  (the stand-in the harness uses)
 
 
 def sh(cmd, cwd=None, env=None):
@@ -97,15 +72,6 @@ def ninja_vars(path):
         if m:
             v[m.group(1)] = m.group(2)
     return v
-
-
-def ops_includes(src, include_root):
-    names = sorted(set(re.findall(r"\b(?:torch|at)::(\w+)\s*\(", src)))
-    out = []
-    for n in names:
-        if os.path.exists(os.path.join(include_root, "ATen", "ops", n + ".h")):
-            out.append("#include <ATen/ops/%s.h>" % n)
-    return "\n".join(out)
 
 
 def main():
@@ -154,12 +120,8 @@ def main():
         # slim header set
         slim = os.path.join(out, name + "_slim")
         os.makedirs(os.path.join(slim, "torch"), exist_ok=True)
-        body = SLIM_TYPES % {"ops": ops_includes(c["cuda"], inc_root)}
+        body = slim_header(c["cuda"], inc_root)
         extra = ""
-        if re.search(r"getCurrentCUDAStream|at::cuda::", c["cuda"]):
-            extra += "#include <ATen/cuda/CUDAContext.h>\n"
-        if re.search(r"CUDAGuard", c["cuda"]):
-            extra += "#include <c10/cuda/CUDAGuard.h>\n"
         for hn in ("types.h", "extension.h"):
             with open(os.path.join(slim, "torch", hn), "w") as f:
                 f.write(body + extra)

@@ -24,21 +24,10 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-FIXTURES = os.path.join(REPO, "tests", "gpu", "fixtures")
-HARNESS = os.path.join(REPO, "resources", "harness")
+from kbfixtures import DEFAULT_KB_ROOT, FIXTURES, HARNESS, manifest, problem_path
 
 DEFAULT_FILES = ("l2_12_gemm_mul_leakyrelu.py,l2_76_gemm_add_relu.py,l1_36_rmsnorm.py,"
                  "l1_19_relu.py,l1_23_softmax.py,l1_94_mseloss.py,wrong/l1_21_sigmoid_off_by_one.py")
-
-
-def problem_path(entry, kb_root):
-    rel = entry["problem"]
-    prefix = "../shared/kernelbench/"
-    if rel.startswith(prefix):
-        return os.path.join(os.path.abspath(kb_root), rel[len(prefix):])
-    return os.path.normpath(os.path.join(REPO, rel))
 
 
 def evaluate(entry, args, cache, transport):
@@ -67,16 +56,15 @@ def evaluate(entry, args, cache, transport):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--kb-root", default=os.path.join(REPO, "..", "shared", "kernelbench"))
+    ap.add_argument("--kb-root", default=DEFAULT_KB_ROOT)
     ap.add_argument("--jobs", type=int, default=3)
     ap.add_argument("--transport", default="auto")
     ap.add_argument("--files", default=DEFAULT_FILES)
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-warm", action="store_true")
     args = ap.parse_args()
-    with open(os.path.join(FIXTURES, "manifest.json")) as f:
-        manifest = {e["file"]: e for e in json.load(f)["fixtures"]}
-    entries = [manifest[n] for n in args.files.split(",")]
+    by_file = manifest()
+    entries = [by_file[n] for n in args.files.split(",")]
     work = args.out or tempfile.mkdtemp(prefix="kbthroughput-")
     cache = os.path.join(work, "cache")
     os.makedirs(cache, exist_ok=True)
