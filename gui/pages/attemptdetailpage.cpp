@@ -1,5 +1,8 @@
 #include "attemptdetailpage.h"
 
+#include "data/transcripthtml.h"
+#include "pages/codecompareview.h"
+
 #include "data/format.h"
 #include "models/findingsmodel.h"
 #include "models/timingsummarymodel.h"
@@ -16,6 +19,8 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
+#include <QListView>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
@@ -72,7 +77,10 @@ AttemptDetailPage::AttemptDetailPage(QWidget* parent)
     , m_clearReview(new QPushButton(tr("Clear review"), m_reviewBar))
     , m_tabs(new QTabWidget(this))
     , m_transcript(new QTextBrowser(this))
-    , m_code(makeCodeView(this))
+    , m_code(new CodeCompareView(this))
+    , m_extrasLoader(new AttemptExtrasLoader(this))
+    , m_buildErrors(new QStandardItemModel(this))
+    , m_buildErrorView(new QListView(this))
     , m_buildSummary(new QLabel(this))
     , m_buildLog(makeCodeView(this))
     , m_correctnessSummary(new QLabel(this))
@@ -111,6 +119,11 @@ AttemptDetailPage::AttemptDetailPage(QWidget* parent)
     auto* build = new QWidget(this);
     auto* buildLayout = new QVBoxLayout(build);
     buildLayout->addWidget(m_buildSummary);
+    m_buildErrorView->setModel(m_buildErrors);
+    m_buildErrorView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_buildErrorView->setMaximumHeight(110);
+    m_buildErrorView->setToolTip(tr("Click an error to see its line in the Code tab"));
+    buildLayout->addWidget(m_buildErrorView);
     buildLayout->addWidget(m_buildLog, 1);
     m_buildSummary->setWordWrap(true);
 
@@ -149,6 +162,9 @@ AttemptDetailPage::AttemptDetailPage(QWidget* parent)
     connect(m_clearReview, &QPushButton::clicked, this, [this]() { review(Review::None); });
     connect(m_loader, &AttemptDetailLoader::loaded, this, &AttemptDetailPage::present);
     connect(m_loader, &AttemptDetailLoader::failed, this, &AttemptDetailPage::presentFailure);
+    connect(m_extrasLoader, &AttemptExtrasLoader::loaded, this, &AttemptDetailPage::presentExtras);
+    connect(m_buildErrorView, &QListView::clicked, this, [this](const QModelIndex& index) { openBuildError(index.row()); });
+    connect(m_buildErrorView, &QListView::activated, this, [this](const QModelIndex& index) { openBuildError(index.row()); });
     clear();
 }
 
@@ -170,12 +186,15 @@ void AttemptDetailPage::showAttempt(db::Id attemptId)
     m_attemptId = attemptId;
     m_header->setText(tr("Loading attempt %1…").arg(attemptId));
     m_loader->load(m_databasePath, attemptId);
+    m_extrasLoader->load(m_databasePath, attemptId);
 }
 
 void AttemptDetailPage::reload()
 {
-    if (m_attemptId != 0)
+    if (m_attemptId != 0) {
         m_loader->load(m_databasePath, m_attemptId);
+        m_extrasLoader->load(m_databasePath, m_attemptId);
+    }
 }
 
 void AttemptDetailPage::clear()
@@ -186,10 +205,14 @@ void AttemptDetailPage::clear()
                          "its transcript, code, build log, trials, timing and findings."));
     m_transcript->clear();
     m_code->clear();
+    m_extras.reset();
+    m_buildErrors->clear();
+    m_buildErrorView->hide();
     m_buildSummary->clear();
     m_buildLog->clear();
     m_correctnessSummary->clear();
     m_environment->clear();
+    m_environmentHtml.clear();
     m_trials->setSnapshot(nullptr);
     m_timing->setSnapshot(nullptr);
     m_findings->setSnapshot(nullptr);
@@ -228,22 +251,9 @@ void AttemptDetailPage::present(const AttemptDetailPtr& detail)
         header += QStringLiteral("<br>") + esc(a.message);
     m_header->setText(header);
 
-    QString transcript;
-    for (const auto& turn : detail->turns) {
-        transcript += tr("<h3>Turn %1</h3><p><i>%2 input / %3 output tokens · %4 · stop: %5</i></p>")
-                          .arg(turn.turnIndex)
-                          .arg(turn.inputTokens)
-                          .arg(turn.outputTokens)
-                          .arg(formatMilliseconds(turn.latencyMs), esc(turn.stopReason));
-        transcript += tr("<h4>Prompt</h4><pre>%1</pre><h4>Response</h4><pre>%2</pre>")
-                          .arg(esc(turn.prompt), esc(turn.response));
-    }
-    if (detail->turns.empty())
-        transcript = tr("<p>No conversation was stored for this attempt.</p>");
-    m_transcript->setHtml(transcript);
+    m_transcript->setHtml(transcriptHtml(detail->turns));
 
-    m_code->setPlainText(detail->candidate ? qs(detail->candidate->code)
-                                           : tr("No candidate was extracted from the response."));
+    presentCode();
 
     if (detail->build) {
         const auto& b = *detail->build;
@@ -296,7 +306,8 @@ void AttemptDetailPage::present(const AttemptDetailPtr& detail)
     }
     if (detail->evaluation)
         env += tr("<h4>Evaluation settings</h4><pre>%1</pre>").arg(prettyJson(detail->evaluation->settingsJson).toHtmlEscaped());
-    m_environment->setHtml(env);
+    m_environmentHtml = env;
+    renderEnvironment();
 
     updateReviewBar();
     Q_EMIT detailShown(a.id);
@@ -337,6 +348,77 @@ bool AttemptDetailPage::review(Review decision)
     return true;
 }
 
+void AttemptDetailPage::presentCode()
+{
+    // The detail and the extras load in parallel; whichever comes second completes the view.
+    const bool extrasCurrent = m_extras && m_detail && m_extras->attemptId == m_detail->attempt.id;
+    const QString candidate = m_detail && m_detail->candidate ? qs(m_detail->candidate->code) : QString();
+    std::vector<db::CandidateRow> earlier;
+    if (extrasCurrent) {
+        for (const auto& c : m_extras->candidates) {
+            if (!m_detail->candidate || c.id != m_detail->candidate->id)
+                earlier.push_back(c);
+        }
+    }
+    m_code->setSources(candidate, extrasCurrent ? m_extras->referenceSource : QString(), earlier);
+}
+
+void AttemptDetailPage::presentExtras(const AttemptExtrasPtr& extras)
+{
+    if (!extras || extras->attemptId != m_attemptId)
+        return;
+    m_extras = extras;
+    m_buildErrors->clear();
+    for (const auto& e : extras->buildErrors) {
+        QString where = e.file.isEmpty() ? tr("(no location)") : e.file;
+        if (e.line > 0)
+            where += QStringLiteral(":%1").arg(e.line);
+        if (e.column > 0)
+            where += QStringLiteral(":%1").arg(e.column);
+        auto* item = new QStandardItem(QStringLiteral("%1: %2").arg(where, e.message));
+        item->setToolTip(e.message);
+        m_buildErrors->appendRow(item);
+    }
+    m_buildErrorView->setVisible(!extras->buildErrors.empty());
+    presentCode();
+    renderEnvironment();
+    Q_EMIT extrasShown(extras->attemptId);
+}
+
+void AttemptDetailPage::renderEnvironment()
+{
+    QString html = m_environmentHtml;
+    const bool extrasCurrent = m_extras && m_detail && m_extras->attemptId == m_detail->attempt.id;
+    if (extrasCurrent) {
+        if (!m_extras->gpuSamples.empty()) {
+            QString gpu = tr("<h4>GPU state around the evaluation</h4><table cellspacing=\"6\"><tr><th>GPU</th><th>phase</th>"
+                             "<th>SM clock</th><th>mem clock</th><th>temp</th><th>power</th><th>util</th><th>throttle</th></tr>");
+            const auto num = [](const std::optional<double>& v, const char* unit) {
+                return v ? QStringLiteral("%1 %2").arg(*v, 0, 'f', 0).arg(QString::fromLatin1(unit)) : QStringLiteral("–");
+            };
+            for (const auto& g : m_extras->gpuSamples) {
+                gpu += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7</td><td>%8</td></tr>")
+                           .arg(g.gpuIndex)
+                           .arg(esc(g.phase), num(g.smClockMhz, "MHz"), num(g.memClockMhz, "MHz"), num(g.temperatureC, "°C"),
+                                num(g.powerW, "W"), num(g.utilization, "%"),
+                                g.throttleReasons.empty() ? tr("none") : esc(g.throttleReasons));
+            }
+            html += gpu + QStringLiteral("</table>");
+        } else if (m_detail && m_detail->environment && m_detail->environment->device == "cuda") {
+            html += tr("<p>No GPU state was recorded for this evaluation.</p>");
+        }
+    }
+    m_environment->setHtml(html);
+}
+
+void AttemptDetailPage::openBuildError(int row)
+{
+    if (!m_extras || row < 0 || row >= static_cast<int>(m_extras->buildErrors.size()))
+        return;
+    m_tabs->setCurrentIndex(CodeTab);
+    m_code->goToLine(m_extras->buildErrors.at(static_cast<std::size_t>(row)).line);
+}
+
 QString AttemptDetailPage::headerText() const
 {
     return m_header->text();
@@ -354,7 +436,7 @@ QString AttemptDetailPage::transcriptText() const
 
 QString AttemptDetailPage::codeText() const
 {
-    return m_code->toPlainText();
+    return m_code->text();
 }
 
 QString AttemptDetailPage::buildLogText() const

@@ -3,6 +3,7 @@
 // timing samples, environment and anti-cheat findings; and the review of suspicious attempts.
 
 #include "data/attemptdetailloader.h"
+#include "data/attemptextras.h"
 #include "data/reviewwriter.h"
 
 #include <QWidget>
@@ -14,10 +15,14 @@ class QPushButton;
 class QSettings;
 class QSplitter;
 class QTabWidget;
+class QListView;
+class QStandardItemModel;
 class QTableView;
 class QTextBrowser;
 
 namespace kb::gui {
+
+class CodeCompareView;
 
 class FindingsModel;
 class TimingPlot;
@@ -56,6 +61,11 @@ public:
     QString transcriptText() const;
     QString codeText() const;
     QString buildLogText() const;
+    CodeCompareView* codeView() const { return m_code; }
+    QStandardItemModel* buildErrorsModel() const { return m_buildErrors; }
+    AttemptExtrasPtr extras() const { return m_extras; }
+    // Opens the Code tab at the line of build error `row` (what a click on the error does).
+    void openBuildError(int row);
     QString environmentText() const;
 
     void saveState(QSettings& settings) const;
@@ -66,6 +76,7 @@ public Q_SLOTS:
     bool review(kb::gui::Review decision);
 
 Q_SIGNALS:
+    void extrasShown(kb::db::Id attemptId);
     void detailShown(kb::db::Id attemptId);
     void reviewWritten(kb::db::Id attemptId);
     void backRequested();
@@ -73,6 +84,9 @@ Q_SIGNALS:
 private:
     void present(const AttemptDetailPtr& detail);
     void presentFailure(const QString& message);
+    void presentExtras(const AttemptExtrasPtr& extras);
+    void presentCode();
+    void renderEnvironment();
     void updateReviewBar();
 
     QString m_databasePath;
@@ -89,7 +103,12 @@ private:
     QPushButton* m_clearReview;
     QTabWidget* m_tabs;
     QTextBrowser* m_transcript;
-    QPlainTextEdit* m_code;
+    CodeCompareView* m_code;
+    AttemptExtrasLoader* m_extrasLoader;
+    AttemptExtrasPtr m_extras;
+    QString m_environmentHtml; // without the GPU state, which comes with the extras
+    QStandardItemModel* m_buildErrors;
+    QListView* m_buildErrorView;
     QLabel* m_buildSummary;
     QPlainTextEdit* m_buildLog;
     QLabel* m_correctnessSummary;
