@@ -1,6 +1,8 @@
 #include "screenshotrenderer.h"
 
 #include "mainwindow.h"
+#include "pages/codecompareview.h"
+#include "pages/monitorpage.h"
 
 #include "data/cellstyle.h"
 #include "pages/attemptdetailpage.h"
@@ -76,11 +78,18 @@ void ScreenshotRenderer::start()
                 m_window->showPage(MainWindow::PlotsPageIndex);
                 grab(QStringLiteral("plots"));
             });
+            m_steps.push_back([this]() {
+                m_window->showPage(MainWindow::ComparePageIndex);
+                grab(QStringLiteral("compare"));
+            });
             // timing: a suspicious attempt shows the review bar too; findings: one that a
             // check flagged or rejected
             const Snapshot& snapshot = *m_window->snapshot();
             const db::Id scope = m_window->runScope();
+            const db::Id transcript = interestingAttempt(snapshot, scope, {CellKind::Faster, CellKind::Slower});
             const std::pair<db::Id, AttemptDetailPage::Tab> shots[] = {
+                {transcript, AttemptDetailPage::TranscriptTab},
+                {transcript, AttemptDetailPage::CodeTab},
                 {interestingAttempt(snapshot, scope, {CellKind::Suspicious, CellKind::Faster}),
                  AttemptDetailPage::TimingTab},
                 {interestingAttempt(snapshot, scope, {CellKind::Suspicious, CellKind::Rejected}),
@@ -89,16 +98,40 @@ void ScreenshotRenderer::start()
             for (const auto& [attempt, tab] : shots) {
                 if (attempt == 0)
                     continue;
-                const QString name = tab == AttemptDetailPage::TimingTab ? QStringLiteral("attempt-timing")
-                                                                         : QStringLiteral("attempt-findings");
+                const QString name = tab == AttemptDetailPage::TimingTab       ? QStringLiteral("attempt-timing")
+                                     : tab == AttemptDetailPage::TranscriptTab ? QStringLiteral("attempt-transcript")
+                                     : tab == AttemptDetailPage::CodeTab       ? QStringLiteral("attempt-code")
+                                                                               : QStringLiteral("attempt-findings");
                 m_steps.push_back([this, attempt, tab, name]() {
                     connect(m_window->attemptPage(), &AttemptDetailPage::detailShown, this,
                             [this, tab, name]() {
                                 m_window->attemptPage()->tabs()->setCurrentIndex(tab);
-                                grab(name);
+                                if (tab == AttemptDetailPage::CodeTab)
+                                    m_window->attemptPage()->codeView()->setCompareIndex(1); // diff vs reference
+                                // the extras (code, errors, GPU state) load alongside the detail
+                                QTimer::singleShot(300, this, [this, name]() { grab(name); });
                             },
                             Qt::SingleShotConnection);
                     m_window->showAttempt(attempt);
+                });
+            }
+            m_steps.push_back([this]() {
+                m_window->showPage(MainWindow::MonitorPageIndex);
+                connect(m_window->monitorPage(), &MonitorPage::polled, this,
+                        [this]() { QTimer::singleShot(100, this, [this]() { grab(QStringLiteral("monitor")); }); },
+                        Qt::SingleShotConnection);
+                m_window->monitorPage()->pollNow();
+            });
+            for (const auto& [page, name] : {std::pair{MainWindow::ProvidersPageIndex, QStringLiteral("providers")},
+                                             std::pair{MainWindow::SuitesPageIndex, QStringLiteral("suites")}}) {
+                m_steps.push_back([this, page, name]() {
+                    m_window->showPage(page);
+                    if (m_window->catalog()) {
+                        grab(name);
+                        return;
+                    }
+                    connect(m_window, &MainWindow::catalogApplied, this, [this, name]() { grab(name); },
+                            Qt::SingleShotConnection);
                 });
             }
         }

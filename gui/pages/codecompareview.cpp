@@ -47,12 +47,14 @@ void CodeCompareView::setSources(const QString& candidate, const QString& refere
     m_candidate = candidate;
     m_reference = reference;
     m_turns = turns;
+    const int wanted = m_compare->currentIndex(); // kept while the new sources offer it
     m_compare->clear();
     m_compare->addItem(tr("Candidate"));
     m_compare->addItem(tr("Diff: reference → candidate"));
     for (const auto& t : m_turns)
         m_compare->addItem(tr("Diff: turn %1 → final candidate").arg(t.turnIndex));
     m_compare->setEnabled(!m_candidate.isEmpty());
+    m_compare->setCurrentIndex(wanted > 0 && wanted < m_compare->count() ? wanted : 0);
     render();
 }
 

@@ -85,6 +85,7 @@ ComparePage::ComparePage(QWidget* parent)
     m_view->sortByColumn(PairedTasksModel::RatioColumn, Qt::DescendingOrder);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->verticalHeader()->hide();
+    m_view->setWordWrap(false);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_view->horizontalHeader()->setSectionResizeMode(PairedTasksModel::TaskColumn, QHeaderView::Stretch);
     m_view->setToolTip(tr("Shared tasks, largest difference first (sort by A / B)"));
@@ -103,6 +104,7 @@ ComparePage::ComparePage(QWidget* parent)
     m_splitter->setChildrenCollapsible(false);
     m_splitter->setStretchFactor(0, 1);
     m_splitter->setStretchFactor(1, 1);
+    m_splitter->setSizes({620, 620});
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);

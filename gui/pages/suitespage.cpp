@@ -102,11 +102,12 @@ SuitesPage::SuitesPage(QWidget* parent)
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->horizontalHeader()->setStretchLastSection(true);
-    m_view->setColumnWidth(SuiteTasksModel::KeyColumn, 150);
-    m_view->setColumnWidth(SuiteTasksModel::NameColumn, 170);
-    m_view->setColumnWidth(SuiteTasksModel::LevelColumn, 50);
-    m_view->setColumnWidth(SuiteTasksModel::OpsColumn, 170);
-    m_view->setColumnWidth(SuiteTasksModel::FlagsColumn, 120);
+    m_view->setWordWrap(false);
+    m_view->setColumnWidth(SuiteTasksModel::KeyColumn, 140);
+    m_view->setColumnWidth(SuiteTasksModel::NameColumn, 140);
+    m_view->setColumnWidth(SuiteTasksModel::LevelColumn, 58);
+    m_view->setColumnWidth(SuiteTasksModel::OpsColumn, 120);
+    m_view->setColumnWidth(SuiteTasksModel::FlagsColumn, 90);
 
     m_header->setWordWrap(true);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -139,6 +140,7 @@ SuitesPage::SuitesPage(QWidget* parent)
     m_splitter->setStretchFactor(0, 1);
     m_splitter->setStretchFactor(1, 1);
     m_splitter->setChildrenCollapsible(false);
+    m_splitter->setSizes({600, 560});
 
     m_status->setWordWrap(true);
     m_empty->setWordWrap(true);

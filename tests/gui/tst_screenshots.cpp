@@ -38,8 +38,10 @@ private Q_SLOTS:
             QCOMPARE(image.size(), QSize(1280, 800));
         }
         QCOMPARE(names, (QStringList{QStringLiteral("runs"), QStringLiteral("results"), QStringLiteral("leaderboard"),
-                                     QStringLiteral("plots"), QStringLiteral("attempt-timing"),
-                                     QStringLiteral("attempt-findings")}));
+                                     QStringLiteral("plots"), QStringLiteral("compare"),
+                                     QStringLiteral("attempt-transcript"), QStringLiteral("attempt-code"),
+                                     QStringLiteral("attempt-timing"), QStringLiteral("attempt-findings"),
+                                     QStringLiteral("monitor"), QStringLiteral("providers"), QStringLiteral("suites")}));
         // Keep a copy for people looking at a failed CI run.
         if (const QByteArray keep = qgetenv("KBSTUDIO_SCREENSHOT_DIR"); !keep.isEmpty()) {
             QDir().mkpath(QString::fromLocal8Bit(keep));
