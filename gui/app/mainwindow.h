@@ -88,7 +88,8 @@ public:
     void saveSettings() const;
     void restoreSettings();
 
-    // Writes an export of the Results page's current filter (File → Export); exportFinished follows.
+    // Writes an export of the Results page's current filter (File → Export), or of the Compare
+    // page's two models with their paired comparison while it is shown; exportFinished follows.
     void exportTo(report::ExportFormat format, const QString& path);
     GuiExportFilter currentExportFilter() const;
 

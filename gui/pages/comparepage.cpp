@@ -157,11 +157,14 @@ void ComparePage::setSnapshot(SnapshotPtr snapshot, db::Id runId)
     m_updating = true;
     fillRuns(m_runA);
     fillRuns(m_runB);
-    if (m_snapshot && (first || a.model.isEmpty() || b.model.isEmpty())) {
+    // Sides that followed the old scope follow the new one; a lone model gets a partner.
+    const bool followScope = a.runId == m_scope && b.runId == m_scope && runId != m_scope;
+    if (m_snapshot && (first || a.model.isEmpty() || b.model.isEmpty() || a == b || followScope)) {
         const QStringList models = modelsOf(*m_snapshot, runId);
         a = {runId, models.value(0)};
         b = {runId, models.value(1, models.value(0))};
     }
+    m_scope = runId;
     m_updating = false;
     setSides(a, b);
 }

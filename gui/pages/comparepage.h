@@ -61,6 +61,7 @@ private:
     HeadToHeadPlot* m_plot;
     QSplitter* m_splitter;
     bool m_updating = false;
+    db::Id m_scope = 0; // the run in scope at the last setSnapshot
 };
 
 } // namespace kb::gui

@@ -108,6 +108,29 @@ private Q_SLOTS:
         QVERIFY(window.errorText().contains(QStringLiteral("one model")));
     }
 
+    void comparePageExportsThePairedComparison()
+    {
+        MainWindow window;
+        QSignalSpy applied(&window, &MainWindow::snapshotApplied);
+        window.openDatabase(m_fixture.path());
+        QTRY_COMPARE_WITH_TIMEOUT(applied.size(), 1, 10000);
+        window.setRunScope(m_fixture.run1());
+        window.showPage(MainWindow::ComparePageIndex);
+        const auto f = window.currentExportFilter();
+        QCOMPARE(f.filter.compare, (QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}));
+        QCOMPARE(f.filter.runId, m_fixture.run1());
+        QSignalSpy done(&window, &MainWindow::exportFinished);
+        const QString md = m_out.filePath(QStringLiteral("compare.md"));
+        window.exportTo(report::ExportFormat::Markdown, md);
+        QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 10000);
+        QVERIFY2(done.at(0).at(0).toString().isEmpty(), qPrintable(done.at(0).at(0).toString()));
+        QFile file(md);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains("## Paired comparison: demo-a (A) vs demo-b (B)"));
+        window.showPage(MainWindow::ResultsPageIndex);
+        QVERIFY(window.currentExportFilter().filter.compare.isEmpty());
+    }
+
     void shortcutsForEveryPage()
     {
         MainWindow window;
