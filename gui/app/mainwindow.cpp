@@ -15,6 +15,7 @@
 #include "pages/runspage.h"
 
 #include "core/paths.h"
+#include "generation/providerclients.h"
 #include "providers/keystore.h"
 #include "run/runengine.h"
 #include "core/error.h"
@@ -50,7 +51,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_loader(new SnapshotLoader(this))
     , m_catalogLoader(new CatalogLoader(this))
     , m_exporter(new ExportRunner(this))
-    , m_keys(std::make_unique<engine::FileKeyStore>())
+    , m_keys(engine::defaultKeyStore())
     , m_banner(new QLabel(this))
     , m_outer(new QStackedWidget(this))
     , m_pages(new QStackedWidget(this))
