@@ -22,6 +22,7 @@ QJsonObject EvalSettings::toJson() const
         {QStringLiteral("build_timeout_s"), buildTimeoutSeconds},
         {QStringLiteral("excessive_speedup"), excessiveSpeedup},
         {QStringLiteral("build_jobs"), buildJobs},
+        {QStringLiteral("generation_jobs"), generationJobs},
         // As a string: JSON numbers lose 64-bit integers.
         {QStringLiteral("seed"), QString::number(seed)},
         {QStringLiteral("backend"), backend},
@@ -54,6 +55,7 @@ EvalSettings EvalSettings::fromJson(const QJsonObject& o)
     s.buildTimeoutSeconds = o.value(QStringLiteral("build_timeout_s")).toDouble(s.buildTimeoutSeconds);
     s.excessiveSpeedup = o.value(QStringLiteral("excessive_speedup")).toDouble(s.excessiveSpeedup);
     s.buildJobs = o.value(QStringLiteral("build_jobs")).toInt(s.buildJobs);
+    s.generationJobs = o.value(QStringLiteral("generation_jobs")).toInt(s.generationJobs);
     s.seed = o.value(QStringLiteral("seed")).toString().toULongLong();
     s.backend = o.value(QStringLiteral("backend")).toString(s.backend);
     s.slurmPartition = o.value(QStringLiteral("slurm_partition")).toString(s.slurmPartition);

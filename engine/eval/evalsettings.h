@@ -26,6 +26,7 @@ struct EvalSettings {
     double buildTimeoutSeconds = 900;      // static check + build phase of one attempt
     double excessiveSpeedup = 10.0;        // above this vs eager an attempt is suspicious
     int buildJobs = 2;                     // parallel builds
+    int generationJobs = 8;                // attempts generating at once (provider limits apply too)
     quint64 seed = 0;                      // secret per-run seed; 0 = draw one at run creation
     // Scheduling: where harness calls run and how transient failures are retried.
     QString backend = QStringLiteral("local"); // local or slurm

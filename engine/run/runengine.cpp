@@ -269,7 +269,7 @@ void RunEngine::start(db::Id runId)
         m_cancelling = false;
         m_paused = false;
         m_pausedSignalled = false;
-        m_building = m_evaluating = 0;
+        m_building = m_evaluating = m_generating = 0;
         m_finishedThisSession = 0;
         m_evalBusyNs = 0;
         m_evalClock.invalidate();
@@ -307,8 +307,11 @@ void RunEngine::pump()
                                  && m_settings.cpuTimingExclusive;
     try {
         db::LeaseRepository leases(m_db->connection());
-        while (!m_paused && !m_pending.isEmpty() && m_building < std::max(1, m_settings.buildJobs)
-               && !(exclusiveTiming && m_evaluating > 0)) {
+        // Generation has its own slots: waiting on a provider never holds up a build. It runs
+        // ahead of the builds by at most one round of build slots.
+        const int buildSlots = std::max(1, m_settings.buildJobs);
+        while (!m_paused && !m_pending.isEmpty() && m_generating < std::max(1, m_settings.generationJobs)
+               && m_generating + m_toBuild.size() < 2 * buildSlots && !(exclusiveTiming && m_evaluating > 0)) {
             const db::Id id = m_pending.dequeue();
             // Cancelled meanwhile, or taken by another engine: not ours to do.
             if (!leases.acquireAttempt(id, m_owner.toStdString(), db::LeaseRepository::now(), m_leaseSeconds))
@@ -317,6 +320,8 @@ void RunEngine::pump()
             if (m_runId == 0)
                 return;
         }
+        while (!m_toBuild.isEmpty() && m_building < buildSlots && !(exclusiveTiming && m_evaluating > 0))
+            startPhase(m_toBuild.dequeue(), true);
         // Built work goes to the next free GPU; builds above keep running ahead of it.
         while (!m_built.isEmpty() && m_gpus.hasFree() && !(exclusiveTiming && m_building > 0))
             startPhase(m_built.dequeue(), false);
@@ -326,7 +331,7 @@ void RunEngine::pump()
     }
     if (m_runId == 0)
         return;
-    if (m_pending.isEmpty() && m_built.isEmpty() && m_inFlight.isEmpty()) {
+    if (m_pending.isEmpty() && m_toBuild.isEmpty() && m_built.isEmpty() && m_inFlight.isEmpty()) {
         finishRun(QStringLiteral("finished"), {});
     } else if (m_paused && m_inFlight.isEmpty() && !m_pausedSignalled) {
         m_pausedSignalled = true;
@@ -393,15 +398,14 @@ void RunEngine::prepare(db::Id attemptId)
             Q_EMIT self->logLine(line);
     };
 
-    // Writing the first candidate holds a build slot, so generation is throttled with the
-    // builds that follow it. The slot is given back when the candidate is there, or when the
-    // job ends (cancelled) while it is being written.
-    ++m_building;
+    // Writing the first candidate holds a generation slot, given back when the candidate is
+    // there, or when the job ends (cancelled) while it is being written.
+    ++m_generating;
     const std::weak_ptr<bool> alive = m_alive;
     const db::Id runId = m_runId;
     job->generationSlot = std::shared_ptr<void>(nullptr, [this, alive, runId](void*) {
-        if (!alive.expired() && m_runId == runId && m_building > 0)
-            --m_building;
+        if (!alive.expired() && m_runId == runId && m_generating > 0)
+            --m_generating;
     });
     auto* session = makeGenerationSession(ctx, backend.provider, backend.client, this);
     job->session.reset(session);
@@ -428,12 +432,7 @@ void RunEngine::onCandidate(const std::shared_ptr<Job>& job, const QString& code
         QTimer::singleShot(0, this, &RunEngine::pump);
         return;
     }
-    try {
-        startPhase(job, true);
-    } catch (const db::Error& e) {
-        failOnDatabase(QStringLiteral("cannot build attempt %1").arg(job->attempt.id), e);
-        return;
-    }
+    m_toBuild.enqueue(job);
     QTimer::singleShot(0, this, &RunEngine::pump);
 }
 
@@ -1008,7 +1007,7 @@ bool RunEngine::retryLater(const std::shared_ptr<Job>& job, bool buildPhase, con
             return; // cancelled or stopped meanwhile
         try {
             if (buildPhase)
-                startPhase(job, true);
+                m_toBuild.prepend(job);
             else
                 m_built.prepend(job);
         } catch (const db::Error& e) {
@@ -1053,6 +1052,7 @@ void RunEngine::dropJob(const std::shared_ptr<Job>& job)
 {
     endExecution(job.get(), true);
     m_inFlight.removeAll(job);
+    m_toBuild.removeAll(job);
     m_built.removeAll(job);
 }
 
@@ -1062,9 +1062,10 @@ void RunEngine::killAll()
     for (const Job* job : running)
         endExecution(job, true);
     m_pending.clear();
+    m_toBuild.clear();
     m_built.clear();
     m_inFlight.clear();
-    m_building = m_evaluating = 0;
+    m_building = m_evaluating = m_generating = 0;
 }
 
 void RunEngine::stop()

@@ -115,9 +115,11 @@ private:
     db::Id m_runId = 0;
     EvalSettings m_settings;
     QQueue<db::Id> m_pending;
+    QQueue<std::shared_ptr<Job>> m_toBuild; // generated, waiting for a build slot
     QQueue<std::shared_ptr<Job>> m_built;
     QList<std::shared_ptr<Job>> m_inFlight;
     int m_building = 0;
+    int m_generating = 0;
     int m_evaluating = 0;
     int m_finishedThisSession = 0;
     QElapsedTimer m_clock;

@@ -358,6 +358,7 @@ private Q_SLOTS:
         s.tasks = {QStringLiteral("t1"), QStringLiteral("t2")};
         s.mode = engine::kModeAgent;
         s.settings.buildJobs = 1;
+        s.settings.generationJobs = 1;
         const db::Id run = f.engine->createRun(s);
         QSignalSpy done(f.engine.get(), &engine::RunEngine::runFinished);
         f.engine->start(run);
@@ -367,7 +368,7 @@ private Q_SLOTS:
                                                                "31.7",
                                                                10)),
                                      10000);
-        // One attempt generates while holding the only slot; the other waits in the queue.
+        // One attempt generates while holding the only generation slot; the other waits.
         QTest::qWait(300);
         QCOMPARE(f.engine->progressSnapshot().generating, 1);
         QCOMPARE(f.engine->progressSnapshot().queued, 1);
