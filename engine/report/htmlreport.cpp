@@ -1,6 +1,7 @@
 #include "htmlreport.h"
 
 #include "markdownxhtml.h"
+#include "headtoheadsvg.h"
 #include "pairedsection.h"
 #include "svgplot.h"
 #include "textformat.h"
@@ -13,6 +14,8 @@
 #include <QJsonArray>
 #include <QJsonValue>
 #include <QStringList>
+
+#include <algorithm>
 
 namespace kb::report {
 
@@ -143,7 +146,9 @@ QString distributionsSection(const ReportData& data, const HtmlOptions& options)
                                "task, per level, on a log2 axis; the dashed line is 1x. Boxes span the "
                                "quartiles, whiskers the extremes. The fast_p curves give the share of "
                                "all tasks of the level that are correct and faster than p.</p>\n");
-    const auto plots = reportPlots(data);
+    auto plots = reportPlots(data);
+    plots.erase(std::remove_if(plots.begin(), plots.end(), [](const ReportPlot& p) { return p.id == QLatin1String("paired-scatter"); }),
+                plots.end()); // shown in the paired section
     if (!options.imagePlaceholders) {
         for (const auto& plot : plots)
             s += figure(plot);
@@ -315,6 +320,11 @@ std::vector<ReportPlot> reportPlots(const ReportData& data)
         const QString fp = QStringLiteral("Level %1: fast_p vs eager").arg(level);
         plots.push_back({QStringLiteral("fastp-L%1").arg(level), fp, fastPCurveSvg(fp, curves), 640, 300});
     }
+    if (data.paired && data.paired->sharedTasks() > 0) {
+        const QString caption = QStringLiteral("Head to head: %1 (A) vs %2 (B)")
+                                    .arg(QString::fromStdString(data.paired->modelA), QString::fromStdString(data.paired->modelB));
+        plots.push_back({QStringLiteral("paired-scatter"), caption, headToHeadSvg(caption, *data.paired), 420, 380});
+    }
     return plots;
 }
 
@@ -330,8 +340,16 @@ QString htmlReport(const ReportData& data, const HtmlOptions& options)
     if (!options.generatedAt.isEmpty())
         html += QStringLiteral("<p class=\"note\">Generated %1.</p>\n").arg(xmlEscape(options.generatedAt));
     html += leaderboardSection(data);
-    if (data.paired)
-        html += pairedXhtmlSection(*data.paired);
+    if (data.paired) {
+        QString scatter;
+        for (const auto& plot : reportPlots(data)) {
+            if (plot.id == QLatin1String("paired-scatter"))
+                scatter = options.imagePlaceholders ? QStringLiteral("<p>") + placeholder(plot) + QStringLiteral("</p>\n") : figure(plot);
+        }
+        QString section = pairedXhtmlSection(*data.paired);
+        section.insert(section.lastIndexOf(QStringLiteral("</section>")), scatter);
+        html += section;
+    }
     html += distributionsSection(data, options);
     html += tasksSection(data);
     html += definitionsSection();

@@ -151,6 +151,8 @@ private Q_SLOTS:
         QVERIFY(p.text.contains(QStringLiteral("Paired comparison: model-a (A) vs model-b (B)")));
         QVERIFY(p.text.contains(QStringLiteral("Sign test p")));
         QVERIFY(p.text.contains(QStringLiteral("Tasks where they differ most")));
+        QVERIFY(p.text.contains(QStringLiteral("Head to head: model-a (A) vs model-b (B)")));
+        QVERIFY(p.externalReferences.isEmpty());
     }
 
     void emptySelectionStillWellFormed()
