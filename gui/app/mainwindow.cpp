@@ -543,6 +543,18 @@ void MainWindow::restoreSettings()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (m_engine && m_engine->isRunning()) {
+        const auto answer = QMessageBox::question(
+            this, tr("A run is in progress"),
+            tr("This window is running run %1. Closing stops it; it can be resumed later "
+               "(kbstudio-cli run --resume %1). Close anyway?")
+                .arg(m_engine->progressSnapshot().runId));
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+        m_engine->stop(); // in-flight work is queued again and the leases released
+    }
     saveSettings();
     QMainWindow::closeEvent(event);
 }
