@@ -258,18 +258,9 @@ void MainWindow::reload()
 
 GuiExportFilter MainWindow::currentExportFilter() const
 {
-    // From the Compare page, two models of one run export with their paired comparison.
-    const CompareSide a = m_comparePage->sideA();
-    const CompareSide b = m_comparePage->sideB();
-    if (currentPage() == ComparePageIndex && a.runId == b.runId && !a.model.isEmpty() && !b.model.isEmpty()
-        && a.model != b.model) {
-        GuiExportFilter f;
-        f.filter.runId = a.runId;
-        f.filter.models = {a.model, b.model};
-        f.filter.compare = {a.model, b.model};
-        f.description = tr("%1 · %2 vs %3 with their paired comparison")
-                            .arg(a.runId == 0 ? tr("every run") : tr("run %1").arg(a.runId), a.model, b.model);
-        return f;
+    if (currentPage() == ComparePageIndex) {
+        if (auto f = compareExportFilter(m_comparePage->sideA(), m_comparePage->sideB()))
+            return *f;
     }
     return exportFilterFor(*m_resultsPage->proxy(), runScope());
 }

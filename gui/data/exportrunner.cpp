@@ -79,6 +79,19 @@ GuiExportFilter exportFilterFor(const ResultsFilterProxy& proxy, db::Id runScope
     return out;
 }
 
+std::optional<GuiExportFilter> compareExportFilter(const CompareSide& a, const CompareSide& b)
+{
+    if (a.runId != b.runId || a.model.isEmpty() || b.model.isEmpty() || a.model == b.model)
+        return std::nullopt;
+    GuiExportFilter f;
+    f.filter.runId = a.runId;
+    f.filter.models = {a.model, b.model};
+    f.filter.compare = {a.model, b.model};
+    f.description = tr("%1 · %2 vs %3 with their paired comparison")
+                        .arg(a.runId == 0 ? tr("every run") : tr("run %1").arg(a.runId), a.model, b.model);
+    return f;
+}
+
 QString defaultExportFileName(report::ExportFormat format)
 {
     switch (format) {

@@ -2,6 +2,7 @@
 // File → Export…: which attempts the Results page's filter selects, as an export filter, and
 // the export itself, written off the GUI thread with the same code as `kbstudio-cli export`.
 
+#include "comparison.h"
 #include "jobtracker.h"
 
 #include "report/exporter.h"
@@ -9,6 +10,8 @@
 
 #include <QObject>
 #include <QString>
+
+#include <optional>
 
 namespace kb::gui {
 
@@ -22,6 +25,10 @@ struct GuiExportFilter {
 
 // The Results page's filter (level, model, verdict) over the run in scope (0 = every run).
 GuiExportFilter exportFilterFor(const ResultsFilterProxy& proxy, db::Id runScope);
+
+// Two different models of one run (the Compare page's sides) with their paired comparison;
+// nullopt when the sides are not that.
+std::optional<GuiExportFilter> compareExportFilter(const CompareSide& a, const CompareSide& b);
 
 // "report.html", "leaderboard.md", "attempts.csv", ... for a format.
 QString defaultExportFileName(report::ExportFormat format);
