@@ -70,6 +70,8 @@ PairedComparison comparePaired(const std::vector<AttemptOutcome>& outcomesA,
         task.taskId = key.second;
         task.speedupA = speedupWithFallback(taskA, options.baseline);
         task.speedupB = speedupWithFallback(b->second, options.baseline);
+        task.correctA = taskA.correct;
+        task.correctB = b->second.correct;
         task.ratio = task.speedupA / task.speedupB;
         if (task.ratio > upper) {
             task.comparison = TaskComparison::Win;

@@ -26,6 +26,8 @@ struct PairedTask {
     int level = 1;
     double speedupA = 1.0; // best speedup, 1.0 when failed or untimed
     double speedupB = 1.0;
+    bool correctA = false; // false: speedupA is the 1.0 fallback of a failed task
+    bool correctB = false;
     double ratio = 1.0; // speedupA / speedupB
     TaskComparison comparison = TaskComparison::Tie;
 };

@@ -50,9 +50,9 @@ QVariant PairedTasksModel::data(const QModelIndex& index, int role) const
         case TaskColumn:
             return QString::fromStdString(t.taskId);
         case SpeedupAColumn:
-            return times(t.speedupA);
+            return t.correctA ? times(t.speedupA) : tr("failed (%1)").arg(times(t.speedupA));
         case SpeedupBColumn:
-            return times(t.speedupB);
+            return t.correctB ? times(t.speedupB) : tr("failed (%1)").arg(times(t.speedupB));
         case RatioColumn:
             return times(t.ratio);
         case BetterColumn:

@@ -112,6 +112,9 @@ void TestPaired::perTask() {
     QCOMPARE(it->speedupB, speedupB);
     QVERIFY(std::abs(it->ratio - ratio) < 1e-12);
     QCOMPARE(it->comparison, comparison);
+    // a failed task's 1.0 is a fallback, marked so a view can say so (t3: A failed, t5: B failed)
+    QCOMPARE(it->correctA, task != QStringLiteral("t3"));
+    QCOMPARE(it->correctB, task != QStringLiteral("t5"));
 }
 
 void TestPaired::handCaseSummary() {
