@@ -66,4 +66,58 @@ std::vector<FastPCurve> fastPCurves(const Snapshot& snapshot, db::Id runId,
     return out;
 }
 
+CostScoreData costScorePoints(const Snapshot& snapshot, db::Id runId, ScoreMeasure measure)
+{
+    CostScoreData out;
+    const auto* board = snapshot.leaderboard(runId);
+    if (!board)
+        return out;
+    std::map<std::string, double> usd;
+    std::map<std::string, double> tokens;
+    for (const auto* a : snapshot.attemptsOf(runId)) {
+        tokens[a->modelName] += static_cast<double>(a->inputTokens + a->outputTokens);
+        if (const auto it = snapshot.attemptCostUsd.find(a->id); it != snapshot.attemptCostUsd.end())
+            usd[a->modelName] += it->second;
+    }
+    out.inUsd = !board->overall.empty();
+    for (const auto& cell : board->overall)
+        out.inUsd = out.inUsd && usd.count(cell.model) > 0;
+    for (const auto& cell : board->overall) {
+        CostScorePoint point;
+        point.model = QString::fromStdString(cell.model);
+        point.spend = out.inUsd ? usd[cell.model] : tokens[cell.model];
+        if (measure == ScoreMeasure::PassRate) {
+            point.score = cell.passRate;
+        } else if (const auto* fast1 = cell.fastPAt(1.0)) {
+            point.score = fast1->vsEager;
+        }
+        out.points.push_back(std::move(point));
+    }
+    return out;
+}
+
+TurnsSpeedupData turnsSpeedupPoints(const Snapshot& snapshot, db::Id runId)
+{
+    TurnsSpeedupData out;
+    for (const auto* a : snapshot.attemptsOf(runId)) {
+        if (a->mode == "one-shot")
+            continue;
+        ++out.attempts;
+        const auto outcome = engine::toOutcome(*a);
+        if (!metrics::isScoringCorrect(outcome))
+            continue;
+        const auto speedup = metrics::usableSpeedup(outcome, metrics::Baseline::Eager);
+        if (!speedup)
+            continue;
+        TurnsSpeedupPoint point;
+        point.model = QString::fromStdString(a->modelName);
+        point.taskKey = QString::fromStdString(a->taskKey);
+        point.attemptId = a->id;
+        point.turns = a->turns;
+        point.speedup = *speedup;
+        out.points.push_back(std::move(point));
+    }
+    return out;
+}
+
 } // namespace kb::gui

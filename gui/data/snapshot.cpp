@@ -92,6 +92,11 @@ Snapshot readSnapshot(db::Connection& conn)
                 s.taskFlags[flags.text(0)] << QString::fromStdString(flags.text(1)) + QStringLiteral(": ") + f.toString();
         }
     }
+    {
+        db::Statement costs(conn, "SELECT id, cost_usd FROM attempts WHERE cost_usd IS NOT NULL");
+        while (costs.step())
+            s.attemptCostUsd[costs.int64(0)] = costs.real(1);
+    }
     return s;
 }
 

@@ -35,6 +35,8 @@ struct Snapshot {
     std::map<db::Id, metrics::Leaderboard> leaderboards; // per run id; 0 = all runs together
     // Validation flags of the reference, per task key: "cuda: output_below_tolerance", ...
     std::map<std::string, QStringList> taskFlags;
+    // attempts.cost_usd per attempt id, only where a price was known.
+    std::map<db::Id, double> attemptCostUsd;
 
     bool hasRuns() const { return !runs.empty(); }
     const RunSummary* findRun(db::Id runId) const;

@@ -44,4 +44,16 @@ QColor seriesColor(int index)
     return QColor::fromRgb(colors[static_cast<std::size_t>(index) % colors.size()]);
 }
 
+void addEmptyStateText(QCustomPlot* plot, const QString& text)
+{
+    auto* label = new QCPItemText(plot);
+    label->position->setType(QCPItemPosition::ptAxisRectRatio);
+    label->position->setAxisRect(plot->axisRect());
+    label->position->setCoords(0.5, 0.5);
+    label->setPositionAlignment(Qt::AlignCenter);
+    label->setClipToAxisRect(false);
+    label->setText(text);
+    label->setColor(plot->palette().color(QPalette::PlaceholderText));
+}
+
 } // namespace kb::gui

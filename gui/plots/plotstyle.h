@@ -6,6 +6,7 @@
 #include <QPalette>
 
 class QCustomPlot;
+class QString;
 
 namespace kb::gui {
 
@@ -13,5 +14,7 @@ namespace kb::gui {
 void applyPlotPalette(QCustomPlot* plot, const QPalette& palette);
 // A colour per series index, distinguishable in both themes (Tableau 10).
 QColor seriesColor(int index);
+// A line of text centred on the axis rect, for a plot with nothing to draw.
+void addEmptyStateText(QCustomPlot* plot, const QString& text);
 
 } // namespace kb::gui
