@@ -60,7 +60,9 @@ void CostScorePlot::rebuild()
         label->setColor(palette().color(QPalette::WindowText));
         most = std::max(most, point.spend);
     }
-    m_emptyText = m_data.points.empty() ? tr("no models in this scope") : QString();
+    m_emptyText = m_data.points.empty() ? tr("no models in this scope")
+                  : most <= 0               ? tr("no tokens or cost recorded in this scope")
+                                            : QString();
     if (!m_emptyText.isEmpty())
         addEmptyStateText(this, m_emptyText);
     // Plain numbers while they stay short; token counts in the millions as powers of ten.
@@ -68,7 +70,9 @@ void CostScorePlot::rebuild()
     xAxis->setNumberFormat(huge ? QStringLiteral("gb") : QStringLiteral("f"));
     xAxis->setNumberPrecision(huge ? 2 : (m_data.inUsd && most < 100 ? 2 : 0));
     // Room on the right for the name of the costliest model.
-    xAxis->setRange(0, most > 0 ? most * 1.3 : 1.0);
+    // With nothing spent, the points sit on the axis and 0..1 ticks stay whole.
+    xAxis->setRange(most > 0 ? 0.0 : -0.5, most > 0 ? most * 1.3 : 1.5);
+    xAxis->setTickLabels(most > 0);
     yAxis->setRange(0, 110);
     legend->setVisible(false);
     replot();
