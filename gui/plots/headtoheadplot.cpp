@@ -6,18 +6,6 @@
 
 namespace kb::gui {
 
-namespace {
-
-QSharedPointer<QCPAxisTickerLog> log2Ticker()
-{
-    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-    ticker->setLogBase(2);
-    ticker->setSubTickCount(0);
-    return ticker;
-}
-
-} // namespace
-
 HeadToHeadPlot::HeadToHeadPlot(QWidget* parent)
     : QCustomPlot(parent)
 {

@@ -56,4 +56,12 @@ void addEmptyStateText(QCustomPlot* plot, const QString& text)
     label->setColor(plot->palette().color(QPalette::PlaceholderText));
 }
 
+QSharedPointer<QCPAxisTickerLog> log2Ticker()
+{
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    ticker->setLogBase(2);
+    ticker->setSubTickCount(0);
+    return ticker;
+}
+
 } // namespace kb::gui

@@ -4,8 +4,10 @@
 
 #include <QColor>
 #include <QPalette>
+#include <QSharedPointer>
 
 class QCustomPlot;
+class QCPAxisTickerLog;
 class QString;
 
 namespace kb::gui {
@@ -16,5 +18,7 @@ void applyPlotPalette(QCustomPlot* plot, const QPalette& palette);
 QColor seriesColor(int index);
 // A line of text centred on the axis rect, for a plot with nothing to draw.
 void addEmptyStateText(QCustomPlot* plot, const QString& text);
+// Ticks at powers of two without sub-ticks, for speedup axes (1x, 2x, 0.5x, ...).
+QSharedPointer<QCPAxisTickerLog> log2Ticker();
 
 } // namespace kb::gui

@@ -74,10 +74,7 @@ void SpeedupDistributionPlot::rebuild()
     xAxis->setRange(-0.6, std::max(0.6, static_cast<double>(levels.size()) - 0.4));
 
     yAxis->setScaleType(QCPAxis::stLogarithmic);
-    QSharedPointer<QCPAxisTickerLog> logTicker(new QCPAxisTickerLog);
-    logTicker->setLogBase(2);
-    logTicker->setSubTickCount(0);
-    yAxis->setTicker(logTicker);
+    yAxis->setTicker(log2Ticker());
     yAxis->setNumberFormat(QStringLiteral("g"));
     yAxis->setNumberPrecision(3);
     yAxis->setLabel(m_baseline == metrics::Baseline::Eager ? tr("speedup vs eager (log₂)")

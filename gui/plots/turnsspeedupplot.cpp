@@ -9,14 +9,6 @@ namespace kb::gui {
 
 namespace {
 
-QSharedPointer<QCPAxisTickerLog> log2Ticker()
-{
-    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-    ticker->setLogBase(2);
-    ticker->setSubTickCount(0);
-    return ticker;
-}
-
 QSharedPointer<QCPAxisTickerFixed> wholeTicker()
 {
     QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
