@@ -118,43 +118,4 @@ RunThroughput QueueRepository::throughput(Id runId, double windowSeconds)
     return t;
 }
 
-std::vector<AttemptRow> QueueRepository::attemptsPage(Id runId, int offset, int limit)
-{
-    Statement q(m_conn,
-                "SELECT a.id, a.run_id, a.model_id, a.task_id, a.sample_index, a.mode, a.status, "
-                "a.verdict, a.message, a.suspicious, a.speedup_eager, a.speedup_compile, m.name, "
-                "t.task_key, t.name, t.level, "
-                "(SELECT coalesce(sum(input_tokens),0) FROM turns WHERE attempt_id = a.id), "
-                "(SELECT coalesce(sum(output_tokens),0) FROM turns WHERE attempt_id = a.id), "
-                "(SELECT count(*) FROM turns WHERE attempt_id = a.id) "
-                "FROM attempts a JOIN models m ON m.id = a.model_id JOIN tasks t ON t.id = a.task_id "
-                    + std::string(runId == 0 ? "WHERE ?1 = 0 " : "WHERE a.run_id = ?1 ") + "ORDER BY a.id LIMIT ?2 OFFSET ?3");
-    q.bind(1, runId).bind(2, limit).bind(3, offset);
-    std::vector<AttemptRow> out;
-    while (q.step()) {
-        AttemptRow a;
-        a.id = q.int64(0);
-        a.runId = q.int64(1);
-        a.modelId = q.int64(2);
-        a.taskId = q.int64(3);
-        a.sampleIndex = q.int32(4);
-        a.mode = q.text(5);
-        a.status = q.text(6);
-        a.verdict = q.text(7);
-        a.message = q.text(8);
-        a.suspicious = q.int64(9) != 0;
-        a.speedupEager = q.optReal(10);
-        a.speedupCompile = q.optReal(11);
-        a.modelName = q.text(12);
-        a.taskKey = q.text(13);
-        a.taskName = q.text(14);
-        a.level = q.int32(15);
-        a.inputTokens = q.int64(16);
-        a.outputTokens = q.int64(17);
-        a.turns = q.int32(18);
-        out.push_back(std::move(a));
-    }
-    return out;
-}
-
 } // namespace kb::db

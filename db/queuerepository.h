@@ -55,8 +55,6 @@ public:
     // Attempts finished in the last windowSeconds (ending now).
     RunThroughput throughput(Id runId, double windowSeconds);
 
-    // One page of a run's attempts (all runs when runId is 0), in the results grid's order.
-    std::vector<AttemptRow> attemptsPage(Id runId, int offset, int limit);
 
 private:
     Connection& m_conn;

@@ -135,6 +135,18 @@ std::vector<AttemptRow> RunRepository::attempts(Id runId)
     return out;
 }
 
+std::vector<AttemptRow> RunRepository::attemptsPage(Id runId, int offset, int limit)
+{
+    // Two query shapes so that a single run's page uses the run index.
+    Statement q(m_conn, std::string(kAttemptSelect) + (runId == 0 ? "WHERE ?1 = 0 " : "WHERE a.run_id = ?1 ")
+                            + "ORDER BY a.id LIMIT ?2 OFFSET ?3");
+    q.bind(1, runId).bind(2, limit).bind(3, offset);
+    std::vector<AttemptRow> out;
+    while (q.step())
+        out.push_back(readAttempt(q));
+    return out;
+}
+
 std::optional<AttemptRow> RunRepository::attempt(Id attemptId)
 {
     Statement q(m_conn, std::string(kAttemptSelect) + "WHERE a.id = ?");

@@ -26,6 +26,8 @@ public:
 
     // Attempts of a run (all runs when runId is 0), with model and task names joined.
     std::vector<AttemptRow> attempts(Id runId = 0);
+    // One page of a run's attempts (runId 0: every run) in id order, for long result lists.
+    std::vector<AttemptRow> attemptsPage(Id runId, int offset, int limit);
     std::optional<AttemptRow> attempt(Id attemptId);
     std::vector<Id> queuedAttemptIds(Id runId);
     std::map<std::string, int> statusCounts(Id runId);

@@ -160,9 +160,9 @@ int dbScale(const QStringList& args)
     table.add({QStringLiteral("per-level leaderboard of one run (6,250 attempts)"),
                fmt(medianMs(5, [&] { rows += engine::leaderboardFor(c, lastRun).models.size(); })), QStringLiteral("< 300")});
     table.add({QStringLiteral("page of 1,000 results, first page of a run"),
-               fmt(medianMs(9, [&] { rows += db::QueueRepository(c).attemptsPage(lastRun, 0, 1000).size(); })), QStringLiteral("< 300")});
+               fmt(medianMs(9, [&] { rows += db::RunRepository(c).attemptsPage(lastRun, 0, 1000).size(); })), QStringLiteral("< 300")});
     table.add({QStringLiteral("page of 1,000 results, all runs, offset 500,000"),
-               fmt(medianMs(9, [&] { rows += db::QueueRepository(c).attemptsPage(0, 500000, 1000).size(); })), QStringLiteral("< 300")});
+               fmt(medianMs(9, [&] { rows += db::RunRepository(c).attemptsPage(0, 500000, 1000).size(); })), QStringLiteral("< 300")});
     table.add({QStringLiteral("one attempt's detail (turns, timing samples, ...)"),
                fmt(medianMs(9, [&] { rows += db::EvaluationRepository(c).detail(total / 2).timing.size(); })), QString()});
     table.add({QStringLiteral("per-level leaderboard of all runs (1,000,000 attempts)"),

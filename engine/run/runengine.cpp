@@ -447,19 +447,7 @@ void RunEngine::onNoCandidate(const std::shared_ptr<Job>& job, const QString& me
             db::RunRepository(m_db->connection())
                 .finishAttempt(job->attempt.id, "done", b.attemptVerdict,
                                b.attemptMessage + " (refinement stopped: " + message.toStdString() + ")");
-            m_inFlight.removeAll(job);
-            ++m_finishedThisSession;
-            AttemptResult r;
-            r.runId = m_runId;
-            r.attemptId = job->attempt.id;
-            r.model = toQ(job->attempt.modelName);
-            r.task = toQ(job->attempt.taskKey);
-            r.verdict = toQ(b.attemptVerdict);
-            r.message = toQ(b.attemptMessage);
-            r.suspicious = b.suspicious;
-            r.speedupEager = b.speedupEager;
-            Q_EMIT attemptFinished(r);
-            emitProgress();
+            announceFinished(job, toQ(b.attemptVerdict), toQ(b.attemptMessage), b.suspicious, b.speedupEager);
         } else {
             job->code.clear();
             finishWithoutResult(job, QStringLiteral("no_candidate"), message);
@@ -708,19 +696,8 @@ void RunEngine::finishWithRecord(const std::shared_ptr<Job>& job, db::Evaluation
         finishRun(QStringLiteral("failed"), QString::fromUtf8(e.what()));
         return;
     }
-    m_inFlight.removeAll(job);
-    ++m_finishedThisSession;
-    AttemptResult r;
-    r.runId = m_runId;
-    r.attemptId = job->attempt.id;
-    r.model = toQ(job->attempt.modelName);
-    r.task = toQ(job->attempt.taskKey);
-    r.verdict = toQ(record.attemptVerdict);
-    r.message = toQ(record.attemptMessage);
-    r.suspicious = record.suspicious;
-    r.speedupEager = record.speedupEager;
-    Q_EMIT attemptFinished(r);
-    emitProgress();
+    announceFinished(job, toQ(record.attemptVerdict), toQ(record.attemptMessage), record.suspicious,
+                     record.speedupEager);
 }
 
 void RunEngine::finishWithoutResult(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message)
@@ -740,6 +717,12 @@ void RunEngine::finishWithoutResult(const std::shared_ptr<Job>& job, const QStri
     }
     db::RunRepository(m_db->connection())
         .finishAttempt(job->attempt.id, ours ? "failed" : "done", verdict.toStdString(), message.toStdString());
+    announceFinished(job, verdict, message, false, std::nullopt);
+}
+
+void RunEngine::announceFinished(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message,
+                                 bool suspicious, std::optional<double> speedupEager)
+{
     m_inFlight.removeAll(job);
     ++m_finishedThisSession;
     AttemptResult r;
@@ -749,6 +732,8 @@ void RunEngine::finishWithoutResult(const std::shared_ptr<Job>& job, const QStri
     r.task = toQ(job->attempt.taskKey);
     r.verdict = verdict;
     r.message = message;
+    r.suspicious = suspicious;
+    r.speedupEager = speedupEager;
     Q_EMIT attemptFinished(r);
     emitProgress();
 }

@@ -86,6 +86,9 @@ private:
     void onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase, const ExecOutcome& outcome);
     void finishWithRecord(const std::shared_ptr<Job>& job, db::EvaluationRecord record);
     void finishWithoutResult(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message);
+    // The attempt is stored: it leaves the in-flight list and attemptFinished/progress go out.
+    void announceFinished(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message,
+                          bool suspicious, std::optional<double> speedupEager);
     QByteArray requestJson(const Job& job) const;
     void startPhase(const std::shared_ptr<Job>& job, bool buildPhase);
     // Generation: the demo Provider of a model, or the chat client of its provider.
