@@ -204,11 +204,47 @@ class NvmlTests(unittest.TestCase):
         self.assertEqual(nvml.decode_throttle_reasons(0x4 | 0x40), ["sw_power_cap", "hw_thermal_slowdown"])
         self.assertEqual(nvml.decode_throttle_reasons(0x1 | 0x10000), ["gpu_idle", "other(0x10000)"])
 
-    def test_sample_is_a_reading_or_none(self):
-        s = nvml.sample(0)
-        if s is not None:  # a GPU host
-            self.assertIn("sm_clock_mhz", s)
-            self.assertIsInstance(s.get("throttle_reasons", []), list)
+    def test_sample_reads_every_field_through_nvml(self):
+        """A stand-in NVML library answers through the same pointers the real one fills."""
+
+        class FakeNvml:
+            def nvmlDeviceGetHandleByPciBusId_v2(self, bus, handle):
+                return 1  # not found: falls back to the index
+
+            def nvmlDeviceGetHandleByIndex_v2(self, index, handle):
+                handle._obj.value = 42
+                return 0
+
+            def nvmlDeviceGetClockInfo(self, h, kind, out):
+                out._obj.value = 1980 if kind == nvml.NVML_CLOCK_SM else 3201
+                return 0
+
+            def nvmlDeviceGetTemperature(self, h, sensor, out):
+                out._obj.value = 41
+                return 0
+
+            def nvmlDeviceGetPowerUsage(self, h, out):
+                out._obj.value = 612500  # mW
+                return 0
+
+            def nvmlDeviceGetUtilizationRates(self, h, out):
+                out._obj.gpu = 97
+                return 0
+
+            def nvmlDeviceGetCurrentClocksEventReasons(self, h, out):
+                out._obj.value = 0x4
+                return 0
+
+        saved = (nvml._LIB, nvml._TRIED)
+        try:
+            nvml._LIB, nvml._TRIED = FakeNvml(), True
+            self.assertEqual(nvml.sample(0), {"sm_clock_mhz": 1980.0, "mem_clock_mhz": 3201.0, "temperature_c": 41.0,
+                                              "power_w": 612.5, "utilization": 97.0,
+                                              "throttle_reasons": ["sw_power_cap"]})
+            nvml._LIB = None
+            self.assertIsNone(nvml.sample(0))  # no NVML: no reading, nothing else changes
+        finally:
+            nvml._LIB, nvml._TRIED = saved
 
 
 if __name__ == "__main__":
