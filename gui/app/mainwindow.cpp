@@ -35,6 +35,7 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -49,6 +50,8 @@ const char* const kDemoCommand = "kbstudio-cli run --suite sample --models demo-
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_loader(new SnapshotLoader(this))
+    , m_scopes(new ScopeCache(this))
+    , m_scopeRead(new QTimer(this))
     , m_catalogLoader(new CatalogLoader(this))
     , m_exporter(new ExportRunner(this))
     , m_keys(engine::defaultKeyStore())
@@ -80,6 +83,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages->insertWidget(ProvidersPageIndex, m_providersPage);
     m_pages->insertWidget(SuitesPageIndex, m_suitesPage);
     m_providersPage->setKeyStore(m_keys.get());
+    m_comparePage->setScopeCache(m_scopes);
     m_outer->addWidget(m_placeholder);
     m_outer->addWidget(m_pages);
 
@@ -107,6 +111,19 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_loader, &SnapshotLoader::loaded, this, &MainWindow::applySnapshot);
     connect(m_loader, &SnapshotLoader::failed, this, &MainWindow::applyFailure);
+    connect(m_scopes, &ScopeCache::ready, this, &MainWindow::applyScopeData);
+    m_scopeRead->setSingleShot(true);
+    m_scopeRead->setInterval(40);
+    connect(m_scopeRead, &QTimer::timeout, this, [this]() {
+        if (m_snapshot && !m_snapshot->hasScope(runScope()))
+            m_scopes->request(runScope(), m_snapshot->scopeVersion(runScope()));
+    });
+    connect(m_scopes, &ScopeCache::failed, this, [this](db::Id runId, const QString& message) {
+        if (runId == runScope())
+            showError(tr("Cannot read the attempts of %1: %2")
+                          .arg(runId == 0 ? tr("every run") : tr("run %1").arg(runId), message));
+        updateStatus();
+    });
     connect(m_catalogLoader, &CatalogLoader::loaded, this, [this](const CatalogPtr& catalog) {
         m_catalog = catalog;
         m_providersPage->setCatalog(catalog);
@@ -148,6 +165,11 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+bool MainWindow::isLoading() const
+{
+    return m_loader->isLoading() || m_scopeRead->isActive() || m_scopes->isLoading(runScope());
+}
 
 void MainWindow::createActions()
 {
@@ -240,7 +262,12 @@ void MainWindow::openDatabase(const QString& path)
     m_monitorPage->setDatabasePath(path);
     m_status->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
     setWindowTitle(tr("%1 — KernelBench Studio").arg(QFileInfo(path).fileName()));
-    m_loader->load(path);
+    m_scopes->setDatabase(path);
+    ScopeRequest request;
+    request.wholeReadLimit = m_wholeReadLimit;
+    request.wanted = m_runScope;
+    request.cached = m_scopes->entries();
+    m_loader->load(path, std::move(request));
     reloadCatalog();
 }
 
@@ -379,6 +406,10 @@ void MainWindow::applySnapshot(const SnapshotPtr& snapshot)
                                            QString::fromLatin1(kDemoCommand)));
     }
     updateOuter();
+    if (snapshot->scope && !snapshot->scope->everyRun) {
+        m_runScope = snapshot->scope->runId; // the loader chose it: the one asked for, or the newest
+        m_scopes->insert(snapshot->scope);
+    }
     if (m_runScope && *m_runScope != 0 && !snapshot->findRun(*m_runScope))
         m_runScope.reset();
     if (!m_runScope && snapshot->hasRuns())
@@ -442,10 +473,67 @@ void MainWindow::applyScope()
     const db::Id scope = runScope();
     m_scopeBox->setCurrentIndex(m_scopeModel->rowOfRun(scope));
     m_runsPage->selectRun(scope);
-    m_resultsPage->setSnapshot(m_snapshot, scope);
-    m_leaderboardPage->setSnapshot(m_snapshot, scope);
-    m_plotsPage->setSnapshot(m_snapshot, scope);
-    m_comparePage->setSnapshot(m_snapshot, scope);
+    if (m_snapshot && m_snapshot->hasRuns() && !m_snapshot->hasScope(scope)) {
+        const std::string version = m_snapshot->scopeVersion(scope);
+        if (ScopeDataPtr cached = m_scopes->find(scope, version)) {
+            m_snapshot = std::make_shared<const Snapshot>(m_snapshot->withScope(std::move(cached)));
+        } else {
+            // The pages keep the previous scope until this one is read.
+            m_scopeRead->start();
+            m_status->setText(scope == 0 ? tr("Reading the attempts of every run…")
+                                         : tr("Reading the attempts of run %1…").arg(scope));
+            return;
+        }
+    }
+    pushScopeToPages();
+    updateStatus();
+    Q_EMIT scopeApplied(scope);
+}
+
+void MainWindow::applyScopeData(const ScopeDataPtr& scopeData)
+{
+    if (!m_snapshot || scopeData->runId != runScope() || scopeData->version != m_snapshot->scopeVersion(scopeData->runId))
+        return; // another scope was chosen meanwhile, or the database changed (a reload follows)
+    m_snapshot = std::make_shared<const Snapshot>(m_snapshot->withScope(scopeData));
+    pushScopeToPages();
+    updateStatus();
+    Q_EMIT scopeApplied(scopeData->runId);
+}
+
+void MainWindow::pushScopeToPages()
+{
+    // A whole small database refreshes every page at once (cheap, and what tests and exports
+    // expect); a large scope refreshes the page in view and the others when they are shown.
+    const bool everyPage = !m_snapshot || !m_snapshot->scope || m_snapshot->scope->everyRun;
+    for (Page page : {ResultsPageIndex, LeaderboardPageIndex, PlotsPageIndex, ComparePageIndex}) {
+        m_stale[static_cast<std::size_t>(page)] = true;
+        if (everyPage || page == currentPage())
+            pushScope(page);
+    }
+}
+
+void MainWindow::pushScope(Page page)
+{
+    if (!m_stale[static_cast<std::size_t>(page)])
+        return;
+    m_stale[static_cast<std::size_t>(page)] = false;
+    const db::Id scope = runScope();
+    switch (page) {
+    case ResultsPageIndex:
+        m_resultsPage->setSnapshot(m_snapshot, scope);
+        break;
+    case LeaderboardPageIndex:
+        m_leaderboardPage->setSnapshot(m_snapshot, scope);
+        break;
+    case PlotsPageIndex:
+        m_plotsPage->setSnapshot(m_snapshot, scope);
+        break;
+    case ComparePageIndex:
+        m_comparePage->setSnapshot(m_snapshot, scope);
+        break;
+    default:
+        break;
+    }
 }
 
 void MainWindow::showAttempt(db::Id attemptId)
@@ -468,6 +556,7 @@ void MainWindow::updateOuter()
 
 void MainWindow::showPage(Page page)
 {
+    pushScope(page);
     m_pages->setCurrentIndex(page);
     updateOuter();
     m_pageActions[static_cast<std::size_t>(page)]->setChecked(true);
@@ -492,7 +581,7 @@ void MainWindow::updateStatus()
     m_status->setText(tr("%1 · %2 · %3 attempts · schema v%4")
                           .arg(QDir::toNativeSeparators(m_snapshot->databasePath))
                           .arg(m_snapshot->runs.size() == 1 ? tr("1 run") : tr("%1 runs").arg(m_snapshot->runs.size()))
-                          .arg(m_snapshot->attempts.size())
+                          .arg(m_snapshot->attemptCount())
                           .arg(m_snapshot->schemaVersion));
 }
 

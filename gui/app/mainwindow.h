@@ -5,6 +5,7 @@
 #include "data/catalogloader.h"
 #include "data/exportrunner.h"
 #include "data/runplan.h"
+#include "data/scopecache.h"
 #include "data/snapshotloader.h"
 
 #include <QMainWindow>
@@ -17,6 +18,7 @@ class QAction;
 class QComboBox;
 class QLabel;
 class QStackedWidget;
+class QTimer;
 
 namespace kb::engine {
 class KeyStore;
@@ -60,7 +62,12 @@ public:
     void openDatabase(const QString& path);
     QString databasePath() const { return m_databasePath; }
     SnapshotPtr snapshot() const { return m_snapshot; }
-    bool isLoading() const { return m_loader->isLoading(); }
+    // A database or a scope is being read.
+    bool isLoading() const;
+    // Databases with more attempts than this are read one scope (run) at a time, and pages
+    // that are not shown follow a new scope when they are shown.
+    void setWholeReadLimit(std::int64_t attempts) { m_wholeReadLimit = attempts; }
+    static constexpr std::int64_t kDefaultWholeReadLimit = 50000;
 
     // The run the result pages show (0 = all runs).
     db::Id runScope() const { return m_runScope.value_or(0); }
@@ -107,6 +114,8 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void snapshotApplied();
+    // The result pages now show this scope's attempts (after a load, or at once when read).
+    void scopeApplied(kb::db::Id runId);
     void catalogApplied();
     void exportFinished(const QString& error, const QString& summary);
     void loadFailed(const QString& message);
@@ -119,6 +128,11 @@ private:
     void applySnapshot(const SnapshotPtr& snapshot);
     void applyFailure(const QString& path, const QString& message, bool missingFile);
     void applyScope();
+    void applyScopeData(const ScopeDataPtr& scopeData);
+    // Gives the page the snapshot in scope (result pages only), or marks it stale while it is
+    // hidden and the scope is large.
+    void pushScope(Page page);
+    void pushScopeToPages();
     void showError(const QString& message);
     void updateStatus();
 
@@ -129,6 +143,11 @@ private:
     void updateOuter();
 
     SnapshotLoader* m_loader;
+    ScopeCache* m_scopes;
+    // Coalesces quick scope changes (arrowing through the runs table) into one read.
+    QTimer* m_scopeRead;
+    std::int64_t m_wholeReadLimit = kDefaultWholeReadLimit;
+    std::array<bool, PageCount> m_stale{}; // result pages behind the scope
     void exportFormatWithDialog(report::ExportFormat format);
 
     CatalogLoader* m_catalogLoader;

@@ -4,7 +4,6 @@
 
 #include <QCoreApplication>
 
-#include <set>
 
 namespace kb::gui {
 
@@ -32,18 +31,21 @@ QString sideLabel(const CompareSide& side)
 
 QStringList modelsOf(const Snapshot& snapshot, db::Id runId)
 {
-    std::set<QString> names;
-    for (const auto* a : snapshot.attemptsOf(runId))
-        names.insert(QString::fromStdString(a->modelName));
-    return QStringList(names.begin(), names.end());
+    return snapshot.modelNames(runId);
 }
 
 ComparisonPtr compareSides(const Snapshot& snapshot, const CompareSide& a, const CompareSide& b,
                            metrics::Baseline baseline)
 {
+    return compareSides(snapshot, a, snapshot, b, baseline);
+}
+
+ComparisonPtr compareSides(const Snapshot& snapshotA, const CompareSide& a, const Snapshot& snapshotB,
+                           const CompareSide& b, metrics::Baseline baseline)
+{
     metrics::PairedOptions options;
     options.baseline = baseline;
-    auto result = metrics::comparePaired(outcomesOf(snapshot, a), outcomesOf(snapshot, b), options);
+    auto result = metrics::comparePaired(outcomesOf(snapshotA, a), outcomesOf(snapshotB, b), options);
     result.modelA = sideLabel(a).toStdString();
     result.modelB = sideLabel(b).toStdString();
     return std::make_shared<const metrics::PairedComparison>(std::move(result));

@@ -76,8 +76,8 @@ CostScoreData costScorePoints(const Snapshot& snapshot, db::Id runId, ScoreMeasu
     std::map<std::string, double> tokens;
     for (const auto* a : snapshot.attemptsOf(runId)) {
         tokens[a->modelName] += static_cast<double>(a->inputTokens + a->outputTokens);
-        if (const auto it = snapshot.attemptCostUsd.find(a->id); it != snapshot.attemptCostUsd.end())
-            usd[a->modelName] += it->second;
+        if (const auto cost = snapshot.costUsd(a->id))
+            usd[a->modelName] += *cost;
     }
     out.inUsd = !board->overall.empty();
     for (const auto& cell : board->overall)

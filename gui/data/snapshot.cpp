@@ -7,20 +7,64 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <functional>
+#include <set>
 
 namespace kb::gui {
 
 const RunSummary* Snapshot::findRun(db::Id runId) const
 {
-    const auto it = std::find_if(runs.begin(), runs.end(),
-                                 [runId](const RunSummary& r) { return r.run.id == runId; });
-    return it == runs.end() ? nullptr : &*it;
+    const auto it = std::lower_bound(runs.begin(), runs.end(), runId,
+                                     [](const RunSummary& r, db::Id id) { return r.run.id < id; });
+    return it == runs.end() || it->run.id != runId ? nullptr : &*it;
+}
+
+std::int64_t Snapshot::attemptCount(db::Id runId) const
+{
+    std::int64_t n = 0;
+    for (const auto& r : runs) {
+        if (runId == 0 || r.run.id == runId)
+            n += r.attempts;
+    }
+    return n;
+}
+
+std::string Snapshot::scopeVersion(db::Id runId) const
+{
+    if (runId != 0) {
+        const RunSummary* run = findRun(runId);
+        return run ? run->version : std::string();
+    }
+    std::string all;
+    for (const auto& r : runs)
+        all += std::to_string(r.run.id) + ':' + r.version + ';';
+    return std::to_string(std::hash<std::string>{}(all));
+}
+
+bool Snapshot::hasScope(db::Id runId) const
+{
+    return scope && (scope->everyRun || scope->runId == runId);
+}
+
+QStringList Snapshot::modelNames(db::Id runId) const
+{
+    std::set<std::string> names;
+    for (const auto& r : runs) {
+        if (runId == 0 || r.run.id == runId)
+            names.insert(r.models.begin(), r.models.end());
+    }
+    QStringList out;
+    for (const auto& n : names)
+        out << QString::fromStdString(n);
+    return out;
 }
 
 std::vector<const db::AttemptRow*> Snapshot::attemptsOf(db::Id runId) const
 {
     std::vector<const db::AttemptRow*> out;
-    for (const auto& a : attempts) {
+    if (!scope || (runId == 0 && !scope->everyRun && scope->runId != 0))
+        return out;
+    for (const auto& a : scope->attempts) {
         if (runId == 0 || a.runId == runId)
             out.push_back(&a);
     }
@@ -29,15 +73,34 @@ std::vector<const db::AttemptRow*> Snapshot::attemptsOf(db::Id runId) const
 
 const db::AttemptRow* Snapshot::findAttempt(db::Id attemptId) const
 {
-    const auto it = std::find_if(attempts.begin(), attempts.end(),
+    if (!scope)
+        return nullptr;
+    const auto it = std::find_if(scope->attempts.begin(), scope->attempts.end(),
                                  [attemptId](const db::AttemptRow& a) { return a.id == attemptId; });
-    return it == attempts.end() ? nullptr : &*it;
+    return it == scope->attempts.end() ? nullptr : &*it;
 }
 
 const metrics::Leaderboard* Snapshot::leaderboard(db::Id runId) const
 {
-    const auto it = leaderboards.find(runId);
-    return it == leaderboards.end() ? nullptr : &it->second;
+    if (!scope)
+        return nullptr;
+    const auto it = scope->leaderboards.find(runId);
+    return it == scope->leaderboards.end() ? nullptr : &it->second;
+}
+
+std::optional<double> Snapshot::costUsd(db::Id attemptId) const
+{
+    if (!scope)
+        return std::nullopt;
+    const auto it = scope->attemptCostUsd.find(attemptId);
+    return it == scope->attemptCostUsd.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+Snapshot Snapshot::withScope(ScopeDataPtr data) const
+{
+    Snapshot s = *this;
+    s.scope = std::move(data);
+    return s;
 }
 
 namespace {
@@ -47,42 +110,75 @@ bool isFinishedStatus(const std::string& status)
     return status == "done" || status == "failed" || status == "cancelled";
 }
 
+void readCosts(db::Connection& conn, db::Id runId, ScopeData& data)
+{
+    db::Statement costs(conn, runId == 0 ? "SELECT id, cost_usd FROM attempts WHERE cost_usd IS NOT NULL"
+                                         : "SELECT id, cost_usd FROM attempts WHERE run_id = ? AND cost_usd IS NOT NULL");
+    if (runId != 0)
+        costs.bind(1, runId);
+    while (costs.step())
+        data.attemptCostUsd[costs.int64(0)] = costs.real(1);
+}
+
 } // namespace
 
-Snapshot readSnapshot(db::Connection& conn)
+Snapshot readSummaries(db::Connection& conn)
 {
     Snapshot s;
     s.databasePath = QString::fromStdString(conn.path());
-    db::RunRepository runs(conn);
-    s.attempts = runs.attempts(0);
-    for (auto& run : runs.runs()) {
+    db::RunRepository repository(conn);
+    for (auto& run : repository.runs()) {
         RunSummary summary;
         summary.run = std::move(run);
         s.runs.push_back(std::move(summary));
     }
     std::sort(s.runs.begin(), s.runs.end(),
               [](const RunSummary& a, const RunSummary& b) { return a.run.id < b.run.id; });
-    for (auto& summary : s.runs) {
-        for (const auto& a : s.attempts) {
-            if (a.runId != summary.run.id)
-                continue;
-            ++summary.attempts;
-            ++summary.statusCounts[a.status];
-            if (isFinishedStatus(a.status))
-                ++summary.finished;
-            else
-                ++summary.queued;
-            if (a.verdict == "correct")
-                ++summary.correct;
-            if (a.suspicious && a.review == "none")
-                ++summary.suspicious;
-            if (a.verdict == "rejected" || a.review == "rejected")
-                ++summary.rejected;
-        }
-        s.leaderboards.emplace(summary.run.id, engine::leaderboardFor(conn, summary.run.id));
+
+    std::map<db::Id, std::string> modelNames;
+    {
+        db::Statement models(conn, "SELECT id, name FROM models");
+        while (models.step())
+            modelNames[models.int64(0)] = models.text(1);
     }
-    if (!s.runs.empty())
-        s.leaderboards.emplace(0, engine::leaderboardFor(conn, 0));
+    // One pass over the attempts; everything the runs table and the scope versions need.
+    std::map<db::Id, RunSummary*> byId;
+    for (auto& summary : s.runs)
+        byId[summary.run.id] = &summary;
+    std::map<db::Id, std::string> details;
+    std::map<db::Id, std::set<std::string>> runModels;
+    db::Statement groups(conn,
+                         "SELECT run_id, model_id, status, count(*), sum(verdict = 'correct'), "
+                         "sum(suspicious <> 0 AND review = 'none'), sum(verdict = 'rejected' OR review = 'rejected'), "
+                         "sum(review = 'accepted'), total(speedup_eager), total(speedup_compile), total(cost_usd), "
+                         "max(id), group_concat(DISTINCT verdict) "
+                         "FROM attempts GROUP BY run_id, model_id, status");
+    while (groups.step()) {
+        const db::Id runId = groups.int64(0);
+        const auto found = byId.find(runId);
+        if (found == byId.end())
+            continue;
+        RunSummary* summary = found->second;
+        const std::string status = groups.text(2);
+        const int count = groups.int32(3);
+        summary->attempts += count;
+        summary->statusCounts[status] += count;
+        (isFinishedStatus(status) ? summary->finished : summary->queued) += count;
+        summary->correct += groups.int32(4);
+        summary->suspicious += groups.int32(5);
+        summary->rejected += groups.int32(6);
+        runModels[runId].insert(modelNames[groups.int64(1)]);
+        std::string& detail = details[runId];
+        for (int column = 1; column <= 12; ++column)
+            detail += groups.text(column) + ',';
+        detail += ';';
+    }
+    for (auto& summary : s.runs) {
+        const auto& models = runModels[summary.run.id];
+        summary.models.assign(models.begin(), models.end());
+        summary.version = summary.run.status + '|' + std::to_string(summary.attempts) + '|'
+            + std::to_string(std::hash<std::string>{}(details[summary.run.id]));
+    }
     {
         db::Statement flags(conn, "SELECT t.task_key, v.device, v.flags_json FROM task_validations v JOIN tasks t ON "
                                   "t.id = v.task_id ORDER BY t.task_key, v.device");
@@ -92,11 +188,46 @@ Snapshot readSnapshot(db::Connection& conn)
                 s.taskFlags[flags.text(0)] << QString::fromStdString(flags.text(1)) + QStringLiteral(": ") + f.toString();
         }
     }
-    {
-        db::Statement costs(conn, "SELECT id, cost_usd FROM attempts WHERE cost_usd IS NOT NULL");
-        while (costs.step())
-            s.attemptCostUsd[costs.int64(0)] = costs.real(1);
-    }
+    return s;
+}
+
+ScopeDataPtr readScope(db::Connection& conn, db::Id runId, std::string version)
+{
+    auto data = std::make_shared<ScopeData>();
+    data->runId = runId;
+    data->version = std::move(version);
+    data->attempts = db::RunRepository(conn).attempts(runId);
+    data->leaderboards.emplace(runId, engine::leaderboardFor(conn, runId));
+    readCosts(conn, runId, *data);
+    std::vector<const db::AttemptRow*> attempts;
+    attempts.reserve(data->attempts.size());
+    for (const auto& a : data->attempts)
+        attempts.push_back(&a);
+    data->grid = std::make_shared<const ResultsGrid>(buildResultsGrid(attempts));
+    return data;
+}
+
+ScopeDataPtr readEveryScope(db::Connection& conn, std::string version)
+{
+    auto data = std::make_shared<ScopeData>();
+    data->runId = 0;
+    data->everyRun = true;
+    data->version = std::move(version);
+    db::RunRepository repository(conn);
+    data->attempts = repository.attempts(0);
+    const auto runs = repository.runs();
+    for (const auto& run : runs)
+        data->leaderboards.emplace(run.id, engine::leaderboardFor(conn, run.id));
+    if (!runs.empty())
+        data->leaderboards.emplace(0, engine::leaderboardFor(conn, 0));
+    readCosts(conn, 0, *data);
+    return data;
+}
+
+Snapshot readSnapshot(db::Connection& conn)
+{
+    Snapshot s = readSummaries(conn);
+    s.scope = readEveryScope(conn, s.scopeVersion(0));
     return s;
 }
 

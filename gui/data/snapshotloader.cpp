@@ -17,7 +17,36 @@ QString tr(const char* text)
 
 } // namespace
 
-SnapshotLoadResult loadSnapshotFile(const QString& path)
+namespace {
+
+// The scope a request asks for, given what the database holds.
+db::Id chooseScope(const Snapshot& s, const ScopeRequest& request)
+{
+    if (request.wanted && (*request.wanted == 0 || s.findRun(*request.wanted)))
+        return *request.wanted;
+    return s.runs.empty() ? 0 : s.runs.back().run.id;
+}
+
+Snapshot readRequested(db::Connection& conn, const std::optional<ScopeRequest>& request)
+{
+    Snapshot s = readSummaries(conn);
+    if (!request || s.attemptCount() <= request->wholeReadLimit) {
+        s.scope = readEveryScope(conn, s.scopeVersion(0));
+        return s;
+    }
+    const db::Id scope = chooseScope(s, *request);
+    const std::string version = s.scopeVersion(scope);
+    for (const auto& cached : request->cached) {
+        if (cached && !cached->everyRun && cached->runId == scope && cached->version == version) {
+            s.scope = cached;
+            return s;
+        }
+    }
+    s.scope = readScope(conn, scope, version);
+    return s;
+}
+
+SnapshotLoadResult loadRequested(const QString& path, const std::optional<ScopeRequest>& request)
 {
     SnapshotLoadResult result;
     if (path.isEmpty()) {
@@ -37,7 +66,7 @@ SnapshotLoadResult loadSnapshotFile(const QString& path)
     }
     try {
         db::Database database(path.toStdString(), db::Database::Access::ReadOnly);
-        Snapshot snapshot = readSnapshot(database.connection());
+        Snapshot snapshot = readRequested(database.connection(), request);
         snapshot.databasePath = path;
         snapshot.schemaVersion = database.schemaVersion();
         result.snapshot = std::make_shared<const Snapshot>(std::move(snapshot));
@@ -52,6 +81,18 @@ SnapshotLoadResult loadSnapshotFile(const QString& path)
     return result;
 }
 
+} // namespace
+
+SnapshotLoadResult loadSnapshotFile(const QString& path)
+{
+    return loadRequested(path, std::nullopt);
+}
+
+SnapshotLoadResult loadSnapshotFile(const QString& path, const ScopeRequest& request)
+{
+    return loadRequested(path, request);
+}
+
 SnapshotLoader::SnapshotLoader(QObject* parent)
     : QObject(parent)
 {
@@ -61,6 +102,17 @@ SnapshotLoader::SnapshotLoader(QObject* parent)
 void SnapshotLoader::load(const QString& path)
 {
     m_tracker.start([path]() { return loadSnapshotFile(path); },
+                    [this, path](SnapshotLoadResult result) {
+                        if (result.snapshot)
+                            Q_EMIT loaded(result.snapshot);
+                        else
+                            Q_EMIT failed(path, result.error, result.missingFile);
+                    });
+}
+
+void SnapshotLoader::load(const QString& path, ScopeRequest request)
+{
+    m_tracker.start([path, wanted = std::move(request)]() { return loadSnapshotFile(path, wanted); },
                     [this, path](SnapshotLoadResult result) {
                         if (result.snapshot)
                             Q_EMIT loaded(result.snapshot);

@@ -7,6 +7,8 @@
 #include <QObject>
 #include <QString>
 
+#include <optional>
+
 namespace kb::gui {
 
 struct SnapshotLoadResult {
@@ -15,8 +17,22 @@ struct SnapshotLoadResult {
     bool missingFile = false;
 };
 
-// Opens the file read-only and reads a snapshot; never throws.
+// What a load reads beside the run summaries.
+struct ScopeRequest {
+    // Databases with at most this many attempts are read whole (every scope at once); larger
+    // ones only in the scope asked for.
+    std::int64_t wholeReadLimit = 0;
+    // The scope to read: this run when the database still has it (0 = every run), else the
+    // newest run.
+    std::optional<db::Id> wanted;
+    // Scopes read before, reused when their version is unchanged.
+    std::vector<ScopeDataPtr> cached;
+};
+
+// Opens the file read-only and reads a snapshot; never throws. Without a request the whole
+// database is read (every run's attempts and leaderboards).
 SnapshotLoadResult loadSnapshotFile(const QString& path);
+SnapshotLoadResult loadSnapshotFile(const QString& path, const ScopeRequest& request);
 
 class SnapshotLoader : public QObject {
     Q_OBJECT
@@ -25,6 +41,7 @@ public:
 
     // Starts loading; a load still running is superseded and its result dropped.
     void load(const QString& path);
+    void load(const QString& path, ScopeRequest request);
     bool isLoading() const { return m_tracker.isRunning(); }
     quint64 generation() const { return m_tracker.generation(); }
 

@@ -8,8 +8,6 @@
 #include <QGuiApplication>
 
 #include <algorithm>
-#include <map>
-#include <set>
 
 namespace kb::gui {
 
@@ -23,52 +21,34 @@ void ResultsModel::setSnapshot(SnapshotPtr snapshot, db::Id runId)
     beginResetModel();
     m_snapshot = std::move(snapshot);
     m_runId = runId;
+    m_grid.reset();
     m_models.clear();
-    m_rows.clear();
+    m_flags.clear();
     if (m_snapshot) {
-        const auto attempts = m_snapshot->attemptsOf(runId);
-        std::set<std::string> models;
-        for (const auto* a : attempts)
-            models.insert(a->modelName);
-        for (const auto& m : models)
-            m_models << qs(m);
-        std::map<std::pair<int, std::string>, std::size_t> rowOf;
-        for (const auto* a : attempts) {
-            const auto key = std::make_pair(a->level, a->taskKey);
-            if (!rowOf.count(key)) {
-                rowOf.emplace(key, 0);
-            }
-        }
-        // rows ordered by (level, key)
-        for (auto& [key, index] : rowOf) {
-            index = m_rows.size();
-            Row row;
-            row.level = key.first;
-            row.key = qs(key.second);
-            if (const auto flags = m_snapshot->taskFlags.find(key.second); flags != m_snapshot->taskFlags.end())
-                row.flags = flags->second;
-            row.cells.resize(models.size());
-            m_rows.push_back(std::move(row));
-        }
-        for (const auto* a : attempts) {
-            Row& row = m_rows[rowOf.at({a->level, a->taskKey})];
-            if (row.name.isEmpty())
-                row.name = qs(a->taskName);
-            const auto modelIndex = static_cast<std::size_t>(m_models.indexOf(qs(a->modelName)));
-            Cell& cell = row.cells[modelIndex];
-            cell.samples.push_back(a);
-            // Best of k; on equal rank the lower sample (then the older attempt) wins.
-            if (!cell.best || attemptRank(*a) > attemptRank(*cell.best))
-                cell.best = a;
+        const ScopeData* scope = m_snapshot->scope.get();
+        if (scope && scope->grid && !scope->everyRun && scope->runId == runId)
+            m_grid = scope->grid;
+        else
+            m_grid = std::make_shared<const ResultsGrid>(buildResultsGrid(m_snapshot->attemptsOf(runId)));
+        m_models = m_grid->models;
+        for (const auto& row : m_grid->rows) {
+            const auto flags = m_snapshot->taskFlags.find(row.key.toStdString());
+            m_flags.push_back(flags == m_snapshot->taskFlags.end() ? QStringList() : flags->second);
         }
     }
     endResetModel();
 }
 
+const std::vector<ResultsModel::Row>& ResultsModel::rows() const
+{
+    static const std::vector<Row> none;
+    return m_grid ? m_grid->rows : none;
+}
+
 QList<int> ResultsModel::levels() const
 {
     QList<int> out;
-    for (const auto& row : m_rows) {
+    for (const auto& row : rows()) {
         if (!out.contains(row.level))
             out << row.level;
     }
@@ -83,8 +63,8 @@ int ResultsModel::columnOfModel(const QString& model) const
 
 int ResultsModel::rowOfTask(const QString& taskKey) const
 {
-    for (std::size_t i = 0; i < m_rows.size(); ++i) {
-        if (m_rows[i].key == taskKey)
+    for (std::size_t i = 0; i < rows().size(); ++i) {
+        if (rows()[i].key == taskKey)
             return static_cast<int>(i);
     }
     return -1;
@@ -92,7 +72,7 @@ int ResultsModel::rowOfTask(const QString& taskKey) const
 
 int ResultsModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+    return parent.isValid() ? 0 : static_cast<int>(rows().size());
 }
 
 int ResultsModel::columnCount(const QModelIndex& parent) const
@@ -104,13 +84,14 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Row& row = m_rows[static_cast<std::size_t>(index.row())];
+    const Row& row = rows()[static_cast<std::size_t>(index.row())];
+    const QStringList& flags = m_flags[static_cast<std::size_t>(index.row())];
     if (role == LevelRole)
         return row.level;
     if (role == SearchTextRole)
         return QString(row.key + QLatin1Char(' ') + row.name);
     if (role == FlaggedRole)
-        return !row.flags.isEmpty();
+        return !flags.isEmpty();
     if (index.column() >= ColumnCount) {
         const int modelIndex = index.column() - ColumnCount;
         return cellData(row, row.cells[static_cast<std::size_t>(modelIndex)], modelIndex, role);
@@ -119,15 +100,15 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         return index.column() == LevelColumn ? QVariant(tr("L%1").arg(row.level)) : QVariant(row.key);
     case Qt::DecorationRole:
-        if (index.column() == TaskColumn && !row.flags.isEmpty() && qobject_cast<QApplication*>(QCoreApplication::instance()))
+        if (index.column() == TaskColumn && !flags.isEmpty() && qobject_cast<QApplication*>(QCoreApplication::instance()))
             return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
         return {};
     case SortRole:
         return index.column() == LevelColumn ? QVariant(row.level) : QVariant(row.key);
     case Qt::ToolTipRole: {
         QString tip = row.name.isEmpty() ? row.key : QString(row.key + QStringLiteral(": ") + row.name);
-        if (!row.flags.isEmpty())
-            tip += QLatin1Char('\n') + tr("Flagged reference: %1").arg(row.flags.join(QStringLiteral("; ")));
+        if (!flags.isEmpty())
+            tip += QLatin1Char('\n') + tr("Flagged reference: %1").arg(flags.join(QStringLiteral("; ")));
         return tip;
     }
     case CellKindRole:
@@ -165,11 +146,8 @@ QString ResultsModel::cellText(const Cell& cell) const
         text = verdictLabel(a.verdict);
         break;
     }
-    if (cell.samples.size() > 1) {
-        const auto scoring = std::count_if(cell.samples.begin(), cell.samples.end(),
-                                           [](const db::AttemptRow* s) { return scores(*s); });
-        text += tr("  (%1/%2)").arg(scoring).arg(cell.samples.size());
-    }
+    if (cell.samples.size() > 1)
+        text += tr("  (%1/%2)").arg(cell.scoring).arg(cell.samples.size());
     return text;
 }
 

@@ -4,11 +4,13 @@
 // best one ("best of k"): its verdict, or its speedup vs eager when correct.
 
 #include "data/cellstyle.h"
+#include "data/resultsgrid.h"
 #include "data/snapshot.h"
 
 #include <QAbstractTableModel>
 #include <QStringList>
 
+#include <memory>
 #include <vector>
 
 namespace kb::gui {
@@ -47,25 +49,19 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
-    struct Cell {
-        std::vector<const db::AttemptRow*> samples;
-        const db::AttemptRow* best = nullptr;
-    };
-    struct Row {
-        int level = 1;
-        QString key;
-        QString name;
-        QStringList flags; // validation flags of the task
-        std::vector<Cell> cells; // one per model
-    };
+    using Row = ResultsGridRow;
+    using Cell = ResultsGridCell;
     QVariant cellData(const Row& row, const Cell& cell, int modelIndex, int role) const;
     QString cellText(const Cell& cell) const;
     QString cellToolTip(const Row& row, const Cell& cell, int modelIndex) const;
+    const std::vector<Row>& rows() const;
 
     SnapshotPtr m_snapshot;
     db::Id m_runId = 0;
+    // The scope's own grid when it came with one (built off the GUI thread), else one built here.
+    std::shared_ptr<const ResultsGrid> m_grid;
     QStringList m_models;
-    std::vector<Row> m_rows;
+    std::vector<QStringList> m_flags; // validation flags per row
 };
 
 } // namespace kb::gui

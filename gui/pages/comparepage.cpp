@@ -1,5 +1,6 @@
 #include "comparepage.h"
 
+#include "data/scopecache.h"
 #include "models/pairedtasksmodel.h"
 #include "plots/headtoheadplot.h"
 #include "plots/plotexport.h"
@@ -191,6 +192,26 @@ CompareSide ComparePage::sideB() const
     return {m_runB->currentData().toLongLong(), m_modelB->currentText()};
 }
 
+void ComparePage::setScopeCache(ScopeCache* cache)
+{
+    m_scopes = cache;
+    connect(cache, &ScopeCache::ready, this, [this]() {
+        if (m_waiting)
+            recompute();
+    });
+}
+
+SnapshotPtr ComparePage::snapshotFor(db::Id runId)
+{
+    if (m_snapshot->hasScope(runId) || !m_scopes)
+        return m_snapshot;
+    const std::string version = m_snapshot->scopeVersion(runId);
+    if (ScopeDataPtr cached = m_scopes->find(runId, version))
+        return std::make_shared<const Snapshot>(m_snapshot->withScope(std::move(cached)));
+    m_scopes->request(runId, version);
+    return nullptr;
+}
+
 void ComparePage::setBaseline(metrics::Baseline baseline)
 {
     m_baseline->setCurrentIndex(m_baseline->findData(int(baseline)));
@@ -209,15 +230,25 @@ void ComparePage::recompute()
     const CompareSide a = sideA();
     const CompareSide b = sideB();
     m_comparison.reset();
+    m_waiting = false;
+    SnapshotPtr snapshotA;
+    SnapshotPtr snapshotB;
+    if (m_snapshot && m_snapshot->hasRuns() && !a.model.isEmpty() && !b.model.isEmpty() && !(a == b)) {
+        snapshotA = snapshotFor(a.runId);
+        snapshotB = snapshotFor(b.runId);
+        m_waiting = !snapshotA || !snapshotB;
+    }
     if (!m_snapshot || !m_snapshot->hasRuns()) {
         m_summary->setText(tr("No runs yet — start the demo run, then compare its two models here."));
     } else if (a.model.isEmpty() || b.model.isEmpty()) {
         m_summary->setText(tr("Choose two models to compare."));
     } else if (a == b) {
         m_summary->setText(tr("A and B are the same: choose another model or run for B."));
+    } else if (m_waiting) {
+        m_summary->setText(tr("Reading the attempts of %1…").arg(sideLabel(snapshotA ? b : a)));
     } else {
         const auto baseline = static_cast<metrics::Baseline>(m_baseline->currentData().toInt());
-        m_comparison = compareSides(*m_snapshot, a, b, baseline);
+        m_comparison = compareSides(*snapshotA, a, *snapshotB, b, baseline);
         const auto& c = *m_comparison;
         if (c.sharedTasks() == 0) {
             m_summary->setText(tr("%1 and %2 attempted no task in common.").arg(sideLabel(a), sideLabel(b)));

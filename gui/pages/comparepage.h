@@ -17,6 +17,7 @@ class QTableView;
 namespace kb::gui {
 
 class HeadToHeadPlot;
+class ScopeCache;
 class PairedTasksModel;
 
 class ComparePage : public QWidget {
@@ -31,6 +32,10 @@ public:
     CompareSide sideA() const;
     CompareSide sideB() const;
     void setBaseline(metrics::Baseline baseline);
+    // Where the attempts of a side outside the snapshot's scope are read (in the background);
+    // without one such a side has no attempts.
+    void setScopeCache(ScopeCache* cache);
+    bool isWaitingForScope() const { return m_waiting; }
 
     ComparisonPtr comparison() const { return m_comparison; }
     QString summaryText() const;
@@ -46,6 +51,8 @@ private:
     void fillModels(QComboBox* runBox, QComboBox* modelBox, const QString& wanted);
     void recompute();
     void exportPlot();
+    // The snapshot holding a side's attempts; null while they are being read.
+    SnapshotPtr snapshotFor(db::Id runId);
 
     SnapshotPtr m_snapshot;
     ComparisonPtr m_comparison;
@@ -60,6 +67,8 @@ private:
     QTableView* m_view;
     HeadToHeadPlot* m_plot;
     QSplitter* m_splitter;
+    ScopeCache* m_scopes = nullptr;
+    bool m_waiting = false;
     bool m_updating = false;
     db::Id m_scope = 0; // the run in scope at the last setSnapshot
 };

@@ -63,7 +63,7 @@ void RunsPage::setSnapshot(SnapshotPtr snapshot)
     const QString runs = snapshot->runs.size() == 1 ? tr("1 run") : tr("%1 runs").arg(snapshot->runs.size());
     m_summary->setText(tr("%1, %2 attempts in %3")
                            .arg(runs)
-                           .arg(snapshot->attempts.size())
+                           .arg(snapshot->attemptCount())
                            .arg(QDir::toNativeSeparators(snapshot->databasePath)));
     if (!m_sized && !snapshot->runs.empty()) {
         m_sized = true;

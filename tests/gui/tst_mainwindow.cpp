@@ -8,6 +8,7 @@
 #include "models/resultsmodel.h"
 #include "models/runsmodel.h"
 #include "pages/attemptdetailpage.h"
+#include "pages/comparepage.h"
 #include "pages/leaderboardpage.h"
 #include "pages/placeholderpage.h"
 #include "pages/resultspage.h"
@@ -53,6 +54,55 @@ private Q_SLOTS:
         QCOMPARE(window.leaderboardPage()->model()->rowCount(), 2);
         window.setRunScope(0);
         QCOMPARE(window.resultsPage()->model()->runId(), db::Id(0));
+        QCOMPARE(window.resultsPage()->model()->rowCount(), 4);
+    }
+
+    void largeDatabasesAreReadOneRunAtATime()
+    {
+        MainWindow window;
+        window.setWholeReadLimit(0); // the fixture's 10 attempts count as many
+        window.show();
+        QSignalSpy applied(&window, &MainWindow::snapshotApplied);
+        QSignalSpy scoped(&window, &MainWindow::scopeApplied);
+        window.openDatabase(m_fixture.path());
+        QTRY_COMPARE_WITH_TIMEOUT(applied.size(), 1, 10000);
+        auto snapshot = window.snapshot();
+        QVERIFY(snapshot->scope && !snapshot->scope->everyRun);
+        QCOMPARE(snapshot->scope->runId, m_fixture.run2());
+        QVERIFY(snapshot->attemptsOf(m_fixture.run1()).empty());
+        QCOMPARE(window.runsPage()->model()->rowCount(), 2); // every run, from the summaries
+        QCOMPARE(window.runScope(), m_fixture.run2());
+
+        // The page in view follows at once; the others when they are shown.
+        window.showPage(MainWindow::ResultsPageIndex);
+        QCOMPARE(window.resultsPage()->model()->runId(), m_fixture.run2());
+        window.setRunScope(m_fixture.run1());
+        QVERIFY(window.isLoading());
+        QTRY_COMPARE_WITH_TIMEOUT(window.resultsPage()->model()->runId(), m_fixture.run1(), 10000);
+        QVERIFY(!window.isLoading());
+        QVERIFY(!scoped.isEmpty());
+        QCOMPARE(window.resultsPage()->model()->rowCount(), 4);
+        window.showPage(MainWindow::LeaderboardPageIndex);
+        QCOMPARE(window.leaderboardPage()->model()->rowCount(), 2);
+
+        // A run shown before comes back from the cache, without a read.
+        window.setRunScope(m_fixture.run2());
+        QVERIFY(!window.isLoading());
+        QCOMPARE(window.snapshot()->scope->runId, m_fixture.run2());
+        window.showPage(MainWindow::ResultsPageIndex);
+        QCOMPARE(window.resultsPage()->model()->runId(), m_fixture.run2());
+
+        // Compare reads a side outside the scope in the background.
+        window.showPage(MainWindow::ComparePageIndex);
+        window.comparePage()->setSides({m_fixture.run1(), QStringLiteral("demo-a")},
+                                       {m_fixture.run2(), QStringLiteral("demo-a")});
+        QTRY_VERIFY_WITH_TIMEOUT(window.comparePage()->comparison(), 10000);
+        QVERIFY(!window.comparePage()->isWaitingForScope());
+
+        // Every run at once is a scope like any other.
+        window.showPage(MainWindow::ResultsPageIndex);
+        window.setRunScope(0);
+        QTRY_COMPARE_WITH_TIMEOUT(window.resultsPage()->model()->runId(), db::Id(0), 10000);
         QCOMPARE(window.resultsPage()->model()->rowCount(), 4);
     }
 

@@ -119,7 +119,7 @@ private Q_SLOTS:
             addPricedTurn(database.connection(), fixture.attempt(fixture.run1(), "demo-a", "l1_relu"), 0.5);
         }
         auto snapshot = test::loadSnapshot(fixture.path());
-        QCOMPARE(snapshot->attemptCostUsd.size(), std::size_t(1));
+        QCOMPARE(snapshot->scope->attemptCostUsd.size(), std::size_t(1));
         // demo-b has no price yet: showing it at $0 would call it free, so tokens it is.
         auto data = gui::costScorePoints(*snapshot, fixture.run1(), gui::ScoreMeasure::PassRate);
         QVERIFY(!data.inUsd);

@@ -5,7 +5,10 @@
 #include "guitesthelpers.h"
 
 #include "data/jobtracker.h"
+#include "data/scopecache.h"
 #include "data/snapshotloader.h"
+
+#include "db/database.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -25,7 +28,8 @@ private Q_SLOTS:
         QCOMPARE(s->databasePath, fixture.path());
         QVERIFY(s->schemaVersion >= 1);
         QCOMPARE(s->runs.size(), std::size_t(2));
-        QCOMPARE(s->attempts.size(), std::size_t(10));
+        QCOMPARE(s->attemptCount(), std::int64_t(10));
+        QVERIFY(s->scope && s->scope->everyRun);
         QCOMPARE(s->attemptsOf(fixture.run1()).size(), std::size_t(8));
         QCOMPARE(s->attemptsOf(fixture.run2()).size(), std::size_t(2));
         QCOMPARE(s->attemptsOf(0).size(), std::size_t(10));
@@ -52,6 +56,85 @@ private Q_SLOTS:
         QVERIFY(s->findAttempt(fixture.attempt(fixture.run1(), "demo-b", "l1_relu")));
     }
 
+    void largeDatabasesAreReadOneScopeAtATime()
+    {
+        test::GuiFixture fixture;
+        gui::ScopeRequest request; // wholeReadLimit 0: the fixture counts as large
+        request.wanted = fixture.run1();
+        const auto result = gui::loadSnapshotFile(fixture.path(), request);
+        QVERIFY2(result.snapshot, qPrintable(result.error));
+        const auto& s = *result.snapshot;
+        QVERIFY(s.scope && !s.scope->everyRun);
+        QCOMPARE(s.scope->runId, fixture.run1());
+        QVERIFY(s.hasScope(fixture.run1()));
+        QVERIFY(!s.hasScope(fixture.run2()));
+        QCOMPARE(s.attemptsOf(fixture.run1()).size(), std::size_t(8));
+        QVERIFY(s.attemptsOf(fixture.run2()).empty());
+        QVERIFY(s.leaderboard(fixture.run1()));
+        QVERIFY(!s.leaderboard(fixture.run2()));
+        // The summaries still cover every run, from SQL alone.
+        QCOMPARE(s.attemptCount(), std::int64_t(10));
+        const gui::RunSummary* run1 = s.findRun(fixture.run1());
+        QCOMPARE(run1->correct, 5);
+        QCOMPARE(run1->suspicious, 1);
+        QCOMPARE(run1->rejected, 1);
+        QCOMPARE(s.findRun(fixture.run2())->queued, 1);
+        QCOMPARE(s.modelNames(fixture.run1()), (QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}));
+
+        // An unknown run falls back on the newest; a cached scope of the same version is reused.
+        request.wanted = 999;
+        request.cached = {s.scope};
+        const auto newest = gui::loadSnapshotFile(fixture.path(), request);
+        QCOMPARE(newest.snapshot->scope->runId, fixture.run2());
+        request.wanted = fixture.run1();
+        const auto again = gui::loadSnapshotFile(fixture.path(), request);
+        QCOMPARE(again.snapshot->scope.get(), s.scope.get());
+
+        // A review changes the run's version, so the cached scope is read again.
+        {
+            db::Database database(fixture.path().toStdString());
+            database.connection().exec("UPDATE attempts SET review = 'accepted' WHERE suspicious <> 0");
+        }
+        const auto reviewed = gui::loadSnapshotFile(fixture.path(), request);
+        QVERIFY(reviewed.snapshot->scope.get() != s.scope.get());
+        QVERIFY(reviewed.snapshot->scopeVersion(fixture.run1()) != s.scopeVersion(fixture.run1()));
+        QCOMPARE(reviewed.snapshot->scopeVersion(fixture.run2()), s.scopeVersion(fixture.run2()));
+        QCOMPARE(reviewed.snapshot->findRun(fixture.run1())->suspicious, 0);
+
+        // The same summaries with another scope's attempts.
+        const auto every = test::loadSnapshot(fixture.path());
+        QCOMPARE(s.withScope(every->scope).attemptsOf(0).size(), std::size_t(10));
+    }
+
+    void scopeCacheReadsInTheBackgroundAndKeepsWhatItRead()
+    {
+        test::GuiFixture fixture;
+        const auto summaries = gui::loadSnapshotFile(fixture.path(), gui::ScopeRequest{}).snapshot;
+        gui::ScopeCache cache;
+        QSignalSpy ready(&cache, &gui::ScopeCache::ready);
+        cache.setDatabase(fixture.path());
+        const std::string version = summaries->scopeVersion(fixture.run1());
+        QVERIFY(!cache.find(fixture.run1(), version));
+        cache.request(fixture.run1(), version);
+        cache.request(fixture.run1(), version); // already being read
+        QVERIFY(cache.isLoading(fixture.run1()));
+        QTRY_COMPARE_WITH_TIMEOUT(ready.size(), 1, 10000);
+        QTest::qWait(100);
+        QCOMPARE(ready.size(), 1);
+        QVERIFY(!cache.isLoading());
+        const auto data = cache.find(fixture.run1(), version);
+        QVERIFY(data);
+        QCOMPARE(data->attempts.size(), std::size_t(8));
+        QVERIFY(!cache.find(fixture.run1(), "another version"));
+
+        // Reading every run, then switching the database: the late result is dropped.
+        cache.request(0, summaries->scopeVersion(0));
+        cache.setDatabase(QStringLiteral("/nonexistent/other.kbdb"));
+        QVERIFY(!cache.find(fixture.run1(), version));
+        QTest::qWait(300);
+        QCOMPARE(ready.size(), 1);
+    }
+
     void emptyDatabaseHasNoRuns()
     {
         QTemporaryDir dir;
@@ -60,7 +143,7 @@ private Q_SLOTS:
         const auto result = gui::loadSnapshotFile(path);
         QVERIFY2(result.snapshot, qPrintable(result.error));
         QVERIFY(!result.snapshot->hasRuns());
-        QVERIFY(result.snapshot->leaderboards.empty());
+        QVERIFY(!result.snapshot->leaderboard(0));
     }
 
     void errorsAreReadable_data()
