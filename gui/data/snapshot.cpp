@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
+#include <numeric>
 #include <set>
+#include <tuple>
 
 namespace kb::gui {
 
@@ -120,6 +123,40 @@ void readCosts(db::Connection& conn, db::Id runId, ScopeData& data)
         data.attemptCostUsd[costs.int64(0)] = costs.real(1);
 }
 
+// The attempts of a run (0 = every run) in the order RunRepository::attempts gives them (run,
+// level, task, model, sample): read in id order through the run index and sorted here, because
+// that query's "every run or this one" filter scans the whole table (335 ms instead of 78 ms
+// for one run of a million attempts) and sorts every row in SQL.
+std::vector<db::AttemptRow> attemptsInGridOrder(db::Connection& conn, db::Id runId)
+{
+    std::vector<db::AttemptRow> rows =
+        db::RunRepository(conn).attemptsPage(runId, 0, std::numeric_limits<int>::max());
+    std::vector<std::size_t> order(rows.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(), [&rows](std::size_t x, std::size_t y) {
+        const db::AttemptRow& a = rows[x];
+        const db::AttemptRow& b = rows[y];
+        return std::tie(a.runId, a.level, a.taskKey, a.modelName, a.sampleIndex, a.id)
+            < std::tie(b.runId, b.level, b.taskKey, b.modelName, b.sampleIndex, b.id);
+    });
+    // Applied in place, cycle by cycle: a million rows are not held twice.
+    std::vector<bool> placed(rows.size(), false);
+    for (std::size_t start = 0; start < rows.size(); ++start) {
+        if (placed[start])
+            continue;
+        db::AttemptRow first = std::move(rows[start]);
+        std::size_t at = start;
+        while (order[at] != start) {
+            rows[at] = std::move(rows[order[at]]);
+            placed[at] = true;
+            at = order[at];
+        }
+        rows[at] = std::move(first);
+        placed[at] = true;
+    }
+    return rows;
+}
+
 } // namespace
 
 Snapshot readSummaries(db::Connection& conn)
@@ -217,7 +254,7 @@ ScopeDataPtr readScope(db::Connection& conn, db::Id runId, std::string version)
     auto data = std::make_shared<ScopeData>();
     data->runId = runId;
     data->version = std::move(version);
-    data->attempts = db::RunRepository(conn).attempts(runId);
+    data->attempts = attemptsInGridOrder(conn, runId);
     data->leaderboards.emplace(runId, engine::leaderboardFor(conn, runId));
     readCosts(conn, runId, *data);
     std::vector<const db::AttemptRow*> attempts;

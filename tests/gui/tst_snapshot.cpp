@@ -104,6 +104,16 @@ private Q_SLOTS:
         // The same summaries with another scope's attempts.
         const auto every = test::loadSnapshot(fixture.path());
         QCOMPARE(s.withScope(every->scope).attemptsOf(0).size(), std::size_t(10));
+
+        // A scope read alone lists its attempts in the order of a whole read (level, task,
+        // model, sample): best-of-k ties depend on it.
+        std::vector<db::Id> alone;
+        std::vector<db::Id> whole;
+        for (const auto* a : reviewed.snapshot->attemptsOf(fixture.run1()))
+            alone.push_back(a->id);
+        for (const auto* a : every->attemptsOf(fixture.run1()))
+            whole.push_back(a->id);
+        QCOMPARE(alone, whole);
     }
 
     void scopeCacheReadsInTheBackgroundAndKeepsWhatItRead()
