@@ -3,10 +3,12 @@
 GPU machine and prints expected vs. got.  Exit status 1 on any mismatch.
 
     python3 tests/adversarial/run_cuda.py [--manifest PATH] [--gpu-index N] [--python PYTHON]
+                                          [--transport auto|bytes|cuda_ipc]
 
 Every entry with device "cuda" is evaluated with `python3 -m kbharness
 evaluate --request - --result -` (the request on standard input, as the
-engine sends it).  The verdict must equal expect_verdict ("pass" for static
+engine sends it), with --transport as every request's tensor_transport unless the entry sets
+its own.  The verdict must equal expect_verdict ("pass" for static
 entries means: not rejected, i.e. any verdict but rejected/invalid), and
 expect_rule must be among the findings with expect_severity (default
 reject).
@@ -32,6 +34,8 @@ def main(argv=None):
     ap.add_argument("--build-dir", default=os.environ.get("KBHARNESS_TEST_BUILD_DIR") or os.path.join(
         tempfile.gettempdir(), "kbharness-adversarial-cuda-cache"))
     ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--transport", default=None, choices=("auto", "bytes", "cuda_ipc"),
+                    help="tensor_transport of every request whose entry does not set one")
     args = ap.parse_args(argv)
     with open(args.manifest) as f:
         entries = [e for e in json.load(f)["candidates"] if e.get("device") == "cuda"]
@@ -46,6 +50,8 @@ def main(argv=None):
                "candidate_path": os.path.join(cand_dir, e["file"]), "device": "cuda",
                "gpu_index": args.gpu_index, "build_dir": args.build_dir, "seed": 424242,
                "correctness_trials": 5, "timing_trials": 50, "warmup": 3, "max_timing_seconds": 5}
+        if args.transport:
+            req["tensor_transport"] = args.transport
         req.update(e.get("request") or {})
         try:
             proc = subprocess.run([args.python, "-m", "kbharness", "evaluate", "--request", "-", "--result", "-"],
@@ -66,6 +72,8 @@ def main(argv=None):
             ok = (got not in ("rejected", "invalid_candidate")) if want == "pass" else got == want
             if e.get("expect_rule"):
                 ok = ok and e["expect_rule"] in rules
+            if e.get("expect_message"):
+                ok = ok and e["expect_message"] in doc.get("message", "")
             msg = doc.get("message", "")
             speed = (doc.get("speedup") or {}).get("eager")
             if speed:

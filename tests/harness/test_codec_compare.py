@@ -105,6 +105,53 @@ class CompareTests(unittest.TestCase):
         self.assertTrue(compare.compare((x, [x]), (x.clone(), [x.clone()]), 1e-4, 1e-4)["passed"])
 
 
+class ChunkedCompareTests(unittest.TestCase):
+    """Large outputs are compared chunk by chunk; the verdict and every number must be those
+    of one pass over the whole tensor."""
+
+    def _both(self, ref, cand, **kw):
+        saved = compare.CHUNK
+        try:
+            compare.CHUNK = 1 << 30
+            whole = compare.compare(ref, cand, 1e-4, 1e-4, **kw)
+            compare.CHUNK = 7
+            chunked = compare.compare(ref, cand, 1e-4, 1e-4, **kw)
+        finally:
+            compare.CHUNK = saved
+        self.assertEqual(whole, chunked)
+        return chunked
+
+    def test_first_mismatch_in_a_later_chunk(self):
+        torch.manual_seed(3)
+        ref = torch.randn(5, 11)
+        cand = ref.clone()
+        cand[3, 4] += 0.5
+        cand[4, 9] -= 0.25
+        r = self._both(ref, cand)
+        self.assertFalse(r["passed"])
+        self.assertIn("2 of 55 elements", r["message"])
+        self.assertIn("flat index 37", r["message"])
+        self.assertAlmostEqual(r["max_abs_error"], 0.5, places=5)
+
+    def test_nonfinite_anywhere(self):
+        ref = torch.ones(40)
+        cand = ref.clone()
+        cand[33] = float("nan")
+        cand[38] = float("inf")
+        r = self._both(ref, cand)
+        self.assertFalse(r["passed"])
+        self.assertIn("2 non-finite value(s) (1 NaN, 1 Inf)", r["message"])
+
+    def test_strict_spread_over_chunks(self):
+        torch.manual_seed(4)
+        ref = 100.0 + 1e-3 * torch.randn(64, dtype=torch.float64)
+        flat = torch.full_like(ref, float(ref.mean()))
+        r = self._both(ref, flat, strict=True)
+        self.assertFalse(r["passed"])
+        self.assertIn("strict check", r["message"])
+        self.assertTrue(self._both(ref, ref.clone(), strict=True)["passed"])
+
+
 class SeedTests(unittest.TestCase):
     def test_derived_seeds_hide_the_request_seed(self):
         s = 12345

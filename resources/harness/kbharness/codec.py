@@ -178,11 +178,50 @@ def _open_cuda(ipc, dtype, shape):
         storage = torch.UntypedStorage._new_shared_cuda(
             ipc["device"], handle, ipc["size_bytes"], ipc["offset_bytes"], ref_handle, ipc["ref_offset"],
             event_handle, ipc["event_sync"])
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise DecodeError("cannot open the IPC tensor: %s" % e)
+    # The sizes above are the sender's word. Reading past the memory the handle really maps
+    # would fault in the judge (a forged storage_offset or size_bytes), so the mapped range
+    # is asked of the driver before a byte is read.
+    if ipc["size_bytes"] > 0:
+        with torch.cuda.device(ipc["device"]):
+            mapped = _mapped_range(storage.data_ptr())
+        if mapped is None:
+            raise DecodeError("cannot look up the memory range of the IPC tensor")
+        base, size = mapped
+        if storage.data_ptr() < base or storage.data_ptr() + ipc["size_bytes"] > base + size:
+            raise DecodeError("IPC tensor claims %d bytes but its handle maps %d from that address" %
+                              (ipc["size_bytes"], max(0, base + size - storage.data_ptr())))
+    try:
         t = torch.empty((0,), dtype=dtype, device="cuda:%d" % ipc["device"])
         t.set_(storage, ipc["storage_offset"], shape, stride)
         return t.clone()
     except (RuntimeError, TypeError, ValueError) as e:
         raise DecodeError("cannot open the IPC tensor: %s" % e)
+
+
+_LIBCUDA = []
+
+
+def _mapped_range(ptr):
+    """(base, size) of the device allocation holding ptr, from the driver; None if unknown."""
+    import ctypes
+    if not _LIBCUDA:
+        try:
+            lib = ctypes.CDLL("libcuda.so.1")
+            fn = lib.cuMemGetAddressRange_v2
+            fn.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_size_t), ctypes.c_uint64]
+            fn.restype = ctypes.c_int
+            _LIBCUDA.append(fn)
+        except (OSError, AttributeError):
+            _LIBCUDA.append(None)
+    fn = _LIBCUDA[0]
+    if fn is None:
+        return None
+    base, size = ctypes.c_uint64(0), ctypes.c_size_t(0)
+    if fn(ctypes.byref(base), ctypes.byref(size), ctypes.c_uint64(ptr)) != 0:
+        return None
+    return base.value, size.value
 
 
 def encode(value, ipc=False):

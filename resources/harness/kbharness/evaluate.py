@@ -24,6 +24,9 @@ from .request import RequestError
 # sandbox's private /tmp.
 HARNESS_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 EXCESSIVE_SPEEDUP = 50.0
+# Timing rotates among several input sets; together they may take at most this fraction of
+# the GPU's memory (a 6 GB input gets two sets on a 141 GB GPU, not an out-of-memory error).
+INPUT_SET_MEMORY_FRACTION = 0.1
 LOG_TAIL = 4000
 # A candidate median below this fraction of the memory roofline floor
 # (input + output bytes / measured copy bandwidth) is implausible.
@@ -462,11 +465,11 @@ class Evaluation:
                                  "the request disabled the sandbox: the candidate had the harness's network and "
                                  "file-system access")
         self.result["sandbox"] = "bwrap" if use_sandbox else "none"
-        # CUDA IPC moves GPU tensors between judge and worker without host copies. It is
-        # opt-in ("cuda_ipc") until it has been checked end to end on a GPU host; "auto"
-        # (the default) keeps the byte channel, which is checked on every CI run.
+        # CUDA IPC moves GPU tensors between judge and worker without host copies (a 6 GB
+        # input through the byte channel costs several host copies of it); "auto" takes it on
+        # a GPU, the byte channel on the CPU. "bytes" forces the byte channel everywhere.
         transport = req["tensor_transport"]
-        self.ipc = self.device.startswith("cuda") and transport == "cuda_ipc"
+        self.ipc = self.device.startswith("cuda") and transport in ("auto", "cuda_ipc")
         self.result["tensor_transport"] = "cuda_ipc" if self.ipc else "bytes"
         workdir = tempfile.mkdtemp(prefix="kbharness-")
         os.chmod(workdir, 0o700)
@@ -494,6 +497,26 @@ class Evaluation:
             inputs = self.task.get_inputs()
         inputs = taskload.as_list(inputs, "get_inputs")
         return [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+
+    def _timing_sets(self):
+        """The input sets timing rotates among. Where the sets would take more than
+        INPUT_SET_MEMORY_FRACTION of the GPU's memory (the worker holds a copy too), fewer are
+        made, at least one; the result records how many were asked for and made."""
+        import torch
+
+        req = self.req
+        sets = [self._inputs(seeds.timing_seed(req["seed"], 0))]
+        wanted = req["timing_input_sets"]
+        count = wanted
+        index = torch_device_index(self.device)
+        if index is not None and wanted > 1:
+            size = sum(x.numel() * x.element_size() for x in sets[0] if isinstance(x, torch.Tensor))
+            budget = INPUT_SET_MEMORY_FRACTION * torch.cuda.get_device_properties(index).total_memory
+            if size > 0:
+                count = max(1, min(wanted, int(budget // size)))
+        sets += [self._inputs(seeds.timing_seed(req["seed"], k)) for k in range(1, count)]
+        self.input_sets_requested = wanted
+        return sets
 
     def _reference(self, inputs):
         import torch
@@ -627,7 +650,8 @@ class Evaluation:
                 cmp = {"passed": False, "max_abs_error": None, "max_rel_error": None,
                        "mismatch_fraction": 1.0, "message": "output rejected: %s" % e}
             else:
-                cmp = compare.compare(_to_cpu(expected), got, req["atol"], req["rtol"], strict=strict,
+                # on the reference's device, chunk by chunk (a 6 GB output never goes to float64 whole)
+                cmp = compare.compare(expected, got, req["atol"], req["rtol"], strict=strict,
                                       strict_atol_fraction=STRICT_ATOL_FRACTION,
                                       strict_spread_fraction=STRICT_SPREAD_FRACTION)
                 wrong_dev = [d for d in devices if str(d).split(":")[0] != expected_device]
@@ -648,7 +672,7 @@ class Evaluation:
         self.result["correctness"]["passed"] = True
 
         # 5. timing --------------------------------------------------------------
-        sets = [self._inputs(seeds.timing_seed(req["seed"], k)) for k in range(req["timing_input_sets"])]
+        sets = self._timing_sets()
         desc, data = codec.encode(sets, ipc=self.ipc)
         header = {"cmd": "time", "sets": desc, "warmup": req["warmup"], "trials": req["timing_trials"],
                   "max_seconds": req["max_timing_seconds"]}
@@ -695,7 +719,7 @@ class Evaluation:
             if isinstance(call, bool) or not isinstance(call, int) or call < 0:
                 return self.finish("incorrect", "timed-iteration output without a valid call index")
             try:
-                ref = _to_cpu(self._reference(timing.call_inputs(sets[k], call)))
+                ref = self._reference(timing.call_inputs(sets[k], call))
             except Exception as e:
                 raise TaskFailure("reference failed on timing input set %d: %s: %s" % (k, type(e).__name__, e))
             cmp = compare.compare(ref, o, req["atol"], req["rtol"], strict=strict,
@@ -717,6 +741,7 @@ class Evaluation:
         self._check_wall_clock(samples, wall_ms, eager)
         self.result["timing"] = {"candidate": cand, "eager": eager, "compile": compiled,
                                  "warmup": req["warmup"], "input_sets": len(sets),
+                                 "input_sets_requested": self.input_sets_requested,
                                  "method": "cuda-events+l2-flush" if self.device.startswith("cuda")
                                  else "perf_counter",
                                  "inputs": "scaled-per-call",
@@ -847,16 +872,6 @@ def _bandwidth(device, task_bytes):
         if _BANDWIDTH[skey] and (best is None or _BANDWIDTH[skey] > best):
             best = _BANDWIDTH[skey]
     return best
-
-
-def _to_cpu(value):
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return value.detach().to("cpu")
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_cpu(v) for v in value)
-    return value
 
 
 def evaluate(req, build_only=False):
