@@ -4,6 +4,7 @@ Every fixture that builds uses the same kernel source, so a test run
 compiles it once; the cache lives in KBHARNESS_TEST_BUILD_DIR.
 """
 
+import os
 import time
 import unittest
 
@@ -144,11 +145,40 @@ class BuildErrorTests(_Base):
         self.assertEqual(build["status"], "failed")
         self.assertIn("error", build["log"])
         self.assertTrue(build["errors"], build)
-        first = build["errors"][0]
-        self.assertEqual(first["file"], "main.cpp")
-        self.assertGreater(first["line"], 0)
-        self.assertIn("cannot convert", " ".join(e["message"] for e in build["errors"]))
+        # the errors point at the candidate's own lines, not at load_inline's main.cpp
+        by_message = {e["message"]: e for e in build["errors"]}
+        convert = next(e for m, e in by_message.items() if "cannot convert" in m)
+        self.assertEqual(convert["file"], "fx_build_error.py")
+        self.assertEqual(convert["line"], 12)  # const float* in = x;
+        self.assertEqual(convert["generated_file"], "main.cpp")
+        self.assertGreater(convert["generated_line"], 0)
         self.assertIsNone(doc["correctness"])
+
+    def test_error_mapping_leaves_ambiguous_and_unknown_lines(self):
+        import tempfile
+
+        from kbharness import buildcache
+        with tempfile.TemporaryDirectory() as d:
+            key = "k" * 64
+            os.makedirs(os.path.join(d, key[:32]))
+            with open(os.path.join(d, key[:32], "cuda.cu"), "w") as f:
+                f.write("#include <torch/types.h>\n__global__ void k() {\n  int a = 1;\n  oops;\n}\n"
+                        "void g() {\n  int a = 1;\n}\n")
+            cand = os.path.join(d, "cand.py")
+            with open(cand, "w") as f:
+                f.write('src = r"""\n__global__ void k() {\n  int a = 1;\n  oops;\n}\n"""\n'
+                        'other = """\n  int a = 1;\n  int a = 1;\n"""\n')
+            errors = [{"file": "cuda.cu", "line": 4, "message": "oops"},      # unique: mapped
+                      {"file": "cuda.cu", "line": 7, "message": "dup"},       # three equal lines, tie
+                      {"file": "cuda.cu", "line": 1, "message": "include"},   # not in the candidate
+                      {"file": "other.cu", "line": 2, "message": "missing"}]  # no such generated file
+            n = buildcache.map_to_candidate(errors, [{"cache_key": key}], d, cand)
+            self.assertEqual(n, 1)
+            self.assertEqual((errors[0]["file"], errors[0]["line"]), ("cand.py", 4))
+            self.assertEqual((errors[0]["generated_file"], errors[0]["generated_line"]), ("cuda.cu", 4))
+            for e, line in zip(errors[1:], (7, 1, 2)):
+                self.assertNotEqual(e["file"], "cand.py")
+                self.assertEqual(e["line"], line)
 
     def test_build_command(self):
         code, doc, proc = lib.evaluate(lib.fixture("fx_correct.py"), command="build")

@@ -76,6 +76,60 @@ def parse_errors(log, limit=50):
     return errors
 
 
+def _stripped_lines(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return [l.strip() for l in f.read().splitlines()]
+    except OSError:
+        return None
+
+
+def map_to_candidate(errors, extensions, build_dir, candidate_path, context=3):
+    """Point errors in the files load_inline generates (main.cpp, cuda.cu) at the candidate.
+
+    A compiler reports lines of the generated files, which the author never saw. Where the
+    erroneous line is found in the candidate file (and, among several equal lines, one whose
+    neighbours match best and uniquely), the error's file becomes the candidate's name and
+    its line the candidate's; the generated location stays in generated_file/generated_line.
+    Errors that cannot be placed are left as they are. Returns the number mapped.
+    """
+    if os.path.isdir(candidate_path):  # workspace format: compilers already name its files
+        return 0
+    cand = _stripped_lines(candidate_path)
+    if not cand:
+        return 0
+    dirs = [os.path.join(build_dir, e["cache_key"][:32]) for e in extensions or []
+            if isinstance(e, dict) and isinstance(e.get("cache_key"), str)]
+    generated = {}
+    mapped = 0
+    for err in errors:
+        name, line = err.get("file"), err.get("line") or 0
+        if not name or line <= 0 or name != os.path.basename(name):
+            continue
+        if name not in generated:
+            generated[name] = next((g for g in (_stripped_lines(os.path.join(d, name)) for d in dirs) if g), None)
+        gen = generated[name]
+        if not gen or line > len(gen) or not gen[line - 1]:
+            continue
+        target = gen[line - 1]
+        best, best_score, tie = None, -1, False
+        for i, text in enumerate(cand):
+            if text != target:
+                continue
+            score = sum(1 for k in range(-context, context + 1) if k and 0 <= line - 1 + k < len(gen) and
+                        0 <= i + k < len(cand) and gen[line - 1 + k] == cand[i + k])
+            if score > best_score:
+                best, best_score, tie = i, score, False
+            elif score == best_score:
+                tie = True
+        if best is None or tie:
+            continue
+        err["generated_file"], err["generated_line"] = name, line
+        err["file"], err["line"] = os.path.basename(candidate_path), best + 1
+        mapped += 1
+    return mapped
+
+
 def _torch():
     import torch
     import torch.utils.cpp_extension as cpp_extension

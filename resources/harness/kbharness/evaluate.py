@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from . import RESULT_SCHEMA, codec, compare, envinfo, nvml, seeds, static_check, taskload, timing, validate_task
+from . import RESULT_SCHEMA, buildcache, codec, compare, envinfo, nvml, seeds, static_check, taskload, timing, validate_task
 from .request import RequestError
 
 # Resolved: a harness reached through a symbolic link under /tmp would vanish behind the
@@ -583,6 +583,11 @@ class Evaluation:
                 "errors": build.get("errors") or [],
                 "extensions": build.get("extensions") or [],
             }
+            try:
+                buildcache.map_to_candidate(self.result["build"]["errors"], self.result["build"]["extensions"],
+                                            build_dir, req["candidate_path"])
+            except (TypeError, AttributeError, KeyError, ValueError):
+                pass  # the worker's build report is malformed: the errors stay as reported
         if not reply.get("ok"):
             stage = reply.get("stage")
             err = str(reply.get("error", "unknown error"))
