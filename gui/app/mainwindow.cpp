@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "models/runscopemodel.h"
+#include "scoperouter.h"
 #include "pages/attemptdetailpage.h"
 #include "pages/comparepage.h"
 #include "pages/monitorpage.h"
@@ -35,7 +36,6 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -50,8 +50,7 @@ const char* const kDemoCommand = "kbstudio-cli run --suite sample --models demo-
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_loader(new SnapshotLoader(this))
-    , m_scopes(new ScopeCache(this))
-    , m_scopeRead(new QTimer(this))
+    , m_scopes(new ScopeRouter(this))
     , m_catalogLoader(new CatalogLoader(this))
     , m_exporter(new ExportRunner(this))
     , m_keys(engine::defaultKeyStore())
@@ -83,7 +82,11 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages->insertWidget(ProvidersPageIndex, m_providersPage);
     m_pages->insertWidget(SuitesPageIndex, m_suitesPage);
     m_providersPage->setKeyStore(m_keys.get());
-    m_comparePage->setScopeCache(m_scopes);
+    m_comparePage->setScopeCache(m_scopes->cache());
+    m_scopes->addPage(ResultsPageIndex, [this](const SnapshotPtr& s, db::Id runId) { m_resultsPage->setSnapshot(s, runId); });
+    m_scopes->addPage(LeaderboardPageIndex, [this](const SnapshotPtr& s, db::Id runId) { m_leaderboardPage->setSnapshot(s, runId); });
+    m_scopes->addPage(PlotsPageIndex, [this](const SnapshotPtr& s, db::Id runId) { m_plotsPage->setSnapshot(s, runId); });
+    m_scopes->addPage(ComparePageIndex, [this](const SnapshotPtr& s, db::Id runId) { m_comparePage->setSnapshot(s, runId); });
     m_outer->addWidget(m_placeholder);
     m_outer->addWidget(m_pages);
 
@@ -111,17 +114,18 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_loader, &SnapshotLoader::loaded, this, &MainWindow::applySnapshot);
     connect(m_loader, &SnapshotLoader::failed, this, &MainWindow::applyFailure);
-    connect(m_scopes, &ScopeCache::ready, this, &MainWindow::applyScopeData);
-    m_scopeRead->setSingleShot(true);
-    m_scopeRead->setInterval(40);
-    connect(m_scopeRead, &QTimer::timeout, this, [this]() {
-        if (m_snapshot && !m_snapshot->hasScope(runScope()))
-            m_scopes->request(runScope(), m_snapshot->scopeVersion(runScope()));
+    connect(m_scopes, &ScopeRouter::applied, this, [this](const SnapshotPtr& snapshot, db::Id runId) {
+        m_snapshot = snapshot;
+        updateStatus();
+        Q_EMIT scopeApplied(runId);
     });
-    connect(m_scopes, &ScopeCache::failed, this, [this](db::Id runId, const QString& message) {
-        if (runId == runScope())
-            showError(tr("Cannot read the attempts of %1: %2")
-                          .arg(runId == 0 ? tr("every run") : tr("run %1").arg(runId), message));
+    connect(m_scopes, &ScopeRouter::reading, this, [this](db::Id runId) {
+        m_status->setText(runId == 0 ? tr("Reading the attempts of every run…")
+                                     : tr("Reading the attempts of run %1…").arg(runId));
+    });
+    connect(m_scopes, &ScopeRouter::failed, this, [this](db::Id runId, const QString& message) {
+        showError(tr("Cannot read the attempts of %1: %2")
+                      .arg(runId == 0 ? tr("every run") : tr("run %1").arg(runId), message));
         updateStatus();
     });
     connect(m_catalogLoader, &CatalogLoader::loaded, this, [this](const CatalogPtr& catalog) {
@@ -168,7 +172,7 @@ MainWindow::~MainWindow() = default;
 
 bool MainWindow::isLoading() const
 {
-    return m_loader->isLoading() || m_scopeRead->isActive() || m_scopes->isLoading(runScope());
+    return m_loader->isLoading() || m_scopes->isReading();
 }
 
 void MainWindow::createActions()
@@ -262,11 +266,11 @@ void MainWindow::openDatabase(const QString& path)
     m_monitorPage->setDatabasePath(path);
     m_status->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
     setWindowTitle(tr("%1 — KernelBench Studio").arg(QFileInfo(path).fileName()));
-    m_scopes->setDatabase(path);
+    m_scopes->cache()->setDatabase(path);
     ScopeRequest request;
     request.wholeReadLimit = m_wholeReadLimit;
     request.wanted = m_runScope;
-    request.cached = m_scopes->entries();
+    request.cached = m_scopes->cache()->entries();
     m_loader->load(path, std::move(request));
     reloadCatalog();
 }
@@ -408,7 +412,7 @@ void MainWindow::applySnapshot(const SnapshotPtr& snapshot)
     updateOuter();
     if (snapshot->scope && !snapshot->scope->everyRun) {
         m_runScope = snapshot->scope->runId; // the loader chose it: the one asked for, or the newest
-        m_scopes->insert(snapshot->scope);
+        m_scopes->cache()->insert(snapshot->scope);
     }
     if (m_runScope && *m_runScope != 0 && !snapshot->findRun(*m_runScope))
         m_runScope.reset();
@@ -430,10 +434,7 @@ void MainWindow::applyFailure(const QString& path, const QString& message, bool 
     m_runsPage->setSnapshot(nullptr);
     m_monitorPage->setSnapshot(nullptr);
     m_scopeModel->setSnapshot(nullptr);
-    m_resultsPage->setSnapshot(nullptr, 0);
-    m_leaderboardPage->setSnapshot(nullptr, 0);
-    m_plotsPage->setSnapshot(nullptr, 0);
-    m_comparePage->setSnapshot(nullptr, 0);
+    m_scopes->show(nullptr, 0); // clears the result pages
     m_attemptPage->clear();
     if (missingFile) {
         m_placeholder->setMessage(tr("No runs yet"),
@@ -473,67 +474,7 @@ void MainWindow::applyScope()
     const db::Id scope = runScope();
     m_scopeBox->setCurrentIndex(m_scopeModel->rowOfRun(scope));
     m_runsPage->selectRun(scope);
-    if (m_snapshot && m_snapshot->hasRuns() && !m_snapshot->hasScope(scope)) {
-        const std::string version = m_snapshot->scopeVersion(scope);
-        if (ScopeDataPtr cached = m_scopes->find(scope, version)) {
-            m_snapshot = std::make_shared<const Snapshot>(m_snapshot->withScope(std::move(cached)));
-        } else {
-            // The pages keep the previous scope until this one is read.
-            m_scopeRead->start();
-            m_status->setText(scope == 0 ? tr("Reading the attempts of every run…")
-                                         : tr("Reading the attempts of run %1…").arg(scope));
-            return;
-        }
-    }
-    pushScopeToPages();
-    updateStatus();
-    Q_EMIT scopeApplied(scope);
-}
-
-void MainWindow::applyScopeData(const ScopeDataPtr& scopeData)
-{
-    if (!m_snapshot || scopeData->runId != runScope() || scopeData->version != m_snapshot->scopeVersion(scopeData->runId))
-        return; // another scope was chosen meanwhile, or the database changed (a reload follows)
-    m_snapshot = std::make_shared<const Snapshot>(m_snapshot->withScope(scopeData));
-    pushScopeToPages();
-    updateStatus();
-    Q_EMIT scopeApplied(scopeData->runId);
-}
-
-void MainWindow::pushScopeToPages()
-{
-    // A whole small database refreshes every page at once (cheap, and what tests and exports
-    // expect); a large scope refreshes the page in view and the others when they are shown.
-    const bool everyPage = !m_snapshot || !m_snapshot->scope || m_snapshot->scope->everyRun;
-    for (Page page : {ResultsPageIndex, LeaderboardPageIndex, PlotsPageIndex, ComparePageIndex}) {
-        m_stale[static_cast<std::size_t>(page)] = true;
-        if (everyPage || page == currentPage())
-            pushScope(page);
-    }
-}
-
-void MainWindow::pushScope(Page page)
-{
-    if (!m_stale[static_cast<std::size_t>(page)])
-        return;
-    m_stale[static_cast<std::size_t>(page)] = false;
-    const db::Id scope = runScope();
-    switch (page) {
-    case ResultsPageIndex:
-        m_resultsPage->setSnapshot(m_snapshot, scope);
-        break;
-    case LeaderboardPageIndex:
-        m_leaderboardPage->setSnapshot(m_snapshot, scope);
-        break;
-    case PlotsPageIndex:
-        m_plotsPage->setSnapshot(m_snapshot, scope);
-        break;
-    case ComparePageIndex:
-        m_comparePage->setSnapshot(m_snapshot, scope);
-        break;
-    default:
-        break;
-    }
+    m_scopes->show(m_snapshot, scope);
 }
 
 void MainWindow::showAttempt(db::Id attemptId)
@@ -556,7 +497,7 @@ void MainWindow::updateOuter()
 
 void MainWindow::showPage(Page page)
 {
-    pushScope(page);
+    m_scopes->setCurrentPage(page);
     m_pages->setCurrentIndex(page);
     updateOuter();
     m_pageActions[static_cast<std::size_t>(page)]->setChecked(true);

@@ -5,7 +5,6 @@
 #include "data/catalogloader.h"
 #include "data/exportrunner.h"
 #include "data/runplan.h"
-#include "data/scopecache.h"
 #include "data/snapshotloader.h"
 
 #include <QMainWindow>
@@ -18,7 +17,6 @@ class QAction;
 class QComboBox;
 class QLabel;
 class QStackedWidget;
-class QTimer;
 
 namespace kb::engine {
 class KeyStore;
@@ -38,6 +36,7 @@ class PlotsPage;
 class ResultsPage;
 class RunScopeModel;
 class RunsPage;
+class ScopeRouter;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -65,7 +64,7 @@ public:
     // A database or a scope is being read.
     bool isLoading() const;
     // Databases with more attempts than this are read one scope (run) at a time, and pages
-    // that are not shown follow a new scope when they are shown.
+    // that are not shown follow a new scope when they are shown (ScopeRouter).
     void setWholeReadLimit(std::int64_t attempts) { m_wholeReadLimit = attempts; }
     static constexpr std::int64_t kDefaultWholeReadLimit = 50000;
 
@@ -128,11 +127,6 @@ private:
     void applySnapshot(const SnapshotPtr& snapshot);
     void applyFailure(const QString& path, const QString& message, bool missingFile);
     void applyScope();
-    void applyScopeData(const ScopeDataPtr& scopeData);
-    // Gives the page the snapshot in scope (result pages only), or marks it stale while it is
-    // hidden and the scope is large.
-    void pushScope(Page page);
-    void pushScopeToPages();
     void showError(const QString& message);
     void updateStatus();
 
@@ -143,11 +137,8 @@ private:
     void updateOuter();
 
     SnapshotLoader* m_loader;
-    ScopeCache* m_scopes;
-    // Coalesces quick scope changes (arrowing through the runs table) into one read.
-    QTimer* m_scopeRead;
+    ScopeRouter* m_scopes;
     std::int64_t m_wholeReadLimit = kDefaultWholeReadLimit;
-    std::array<bool, PageCount> m_stale{}; // result pages behind the scope
     void exportFormatWithDialog(report::ExportFormat format);
 
     CatalogLoader* m_catalogLoader;
