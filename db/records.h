@@ -90,6 +90,27 @@ struct AttemptRow {
     int turns = 0;
 };
 
+// One model on one task (in one run or all), summed over its samples from task_summaries: what
+// a leaderboard needs without reading every attempt.
+struct TaskSummaryRow {
+    std::string modelName;
+    std::string taskKey;
+    int level = 1;
+    std::int64_t attempts = 0;
+    std::int64_t samples = 0; // attempted samples
+    bool built = false;       // some sample got past the build
+    std::int64_t scoring = 0; // samples that score
+    std::optional<double> bestEager;   // largest usable speedup of a scoring sample
+    std::optional<double> bestCompile;
+    bool compileSeen = false; // some sample, scoring or not, has a usable compile speedup
+    std::int64_t suspicious = 0;
+    std::int64_t acceptedSuspicious = 0;
+    std::int64_t rejected = 0;
+    std::int64_t inputTokens = 0;
+    std::int64_t outputTokens = 0;
+    std::int64_t turns = 0;
+};
+
 struct TurnRow {
     TurnRow() = default;
     // The columns every turn has; the others keep their defaults.

@@ -156,6 +156,43 @@ std::optional<AttemptRow> RunRepository::attempt(Id attemptId)
     return readAttempt(q);
 }
 
+std::vector<TaskSummaryRow> RunRepository::taskSummaries(Id runId)
+{
+    // Two query shapes: one run's rows through the run index, every run's in key order.
+    Statement q(m_conn,
+                std::string("SELECT m.name, t.task_key, t.level, s.* FROM (SELECT model_id, task_id, "
+                            "sum(attempts), sum(samples), max(built), sum(scoring), max(best_eager), "
+                            "max(best_compile), max(compile_seen), sum(suspicious), "
+                            "sum(accepted_suspicious), sum(rejected), sum(input_tokens), "
+                            "sum(output_tokens), sum(turns) FROM task_summaries ")
+                    + (runId == 0 ? "WHERE ?1 = 0 " : "WHERE run_id = ?1 ")
+                    + "GROUP BY model_id, task_id) s JOIN models m ON m.id = s.model_id "
+                      "JOIN tasks t ON t.id = s.task_id");
+    q.bind(1, runId);
+    std::vector<TaskSummaryRow> out;
+    while (q.step()) {
+        TaskSummaryRow r;
+        r.modelName = q.text(0);
+        r.taskKey = q.text(1);
+        r.level = q.int32(2);
+        r.attempts = q.int64(5);
+        r.samples = q.int64(6);
+        r.built = q.int64(7) != 0;
+        r.scoring = q.int64(8);
+        r.bestEager = q.optReal(9);
+        r.bestCompile = q.optReal(10);
+        r.compileSeen = q.int64(11) != 0;
+        r.suspicious = q.int64(12);
+        r.acceptedSuspicious = q.int64(13);
+        r.rejected = q.int64(14);
+        r.inputTokens = q.int64(15);
+        r.outputTokens = q.int64(16);
+        r.turns = q.int64(17);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
 std::vector<Id> RunRepository::queuedAttemptIds(Id runId)
 {
     Statement q(m_conn, "SELECT a.id FROM attempts a JOIN tasks t ON t.id = a.task_id "

@@ -29,6 +29,9 @@ public:
     // One page of a run's attempts (runId 0: every run) in id order, for long result lists.
     std::vector<AttemptRow> attemptsPage(Id runId, int offset, int limit);
     std::optional<AttemptRow> attempt(Id attemptId);
+    // Per model and task of a run (runId 0: every run), the attempts summed from task_summaries
+    // (one row per model id and task id).
+    std::vector<TaskSummaryRow> taskSummaries(Id runId = 0);
     std::vector<Id> queuedAttemptIds(Id runId);
     std::map<std::string, int> statusCounts(Id runId);
 

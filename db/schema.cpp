@@ -6,8 +6,113 @@
 namespace kb::db {
 namespace {
 
+// The per-(run, model, task) rows of task_summaries computed from attempts and their turns
+// (`where` narrows the attempts). The classes follow engine::toMetricsVerdict and
+// metrics::resolveTasks exactly (a test compares both ways): a review 'rejected' makes the
+// attempt rejected; pending, no_candidate and harness_error were not attempted; a build error or
+// a rejection did not get past the build; a sample scores when correct and not
+// suspicious-unaccepted; a speedup is usable when finite and > 0.
+std::string summarySelect(const std::string& where)
+{
+    const std::string scoring = "(a.review != 'rejected' AND a.verdict = 'correct' AND "
+                                "(CAST(a.suspicious AS INTEGER) = 0 OR a.review = 'accepted'))";
+    const auto usable = [](const std::string& column) {
+        return "(a." + column + " > 0 AND a." + column + " < 9e999)";
+    };
+    const auto best = [&](const std::string& column) {
+        return "max(CASE WHEN " + scoring + " AND " + usable(column) + " THEN a." + column + " END)";
+    };
+    const auto turnSum = [](const std::string& what) {
+        return "sum((SELECT " + what + " FROM turns WHERE attempt_id = a.id))";
+    };
+    return "SELECT a.model_id, a.task_id, a.run_id, count(*), "
+           "sum(a.review = 'rejected' OR a.verdict IN ('correct','incorrect','build_error',"
+           "'runtime_error','invalid_candidate','timeout','rejected')), "
+           "max(a.review != 'rejected' AND a.verdict IN ('correct','incorrect','runtime_error',"
+           "'invalid_candidate','timeout')), "
+           "sum(" + scoring + "), " + best("speedup_eager") + ", " + best("speedup_compile") + ", "
+           "coalesce(max(" + usable("speedup_compile") + "), 0), "
+           "sum(CAST(a.suspicious AS INTEGER) != 0 AND a.review != 'accepted'), "
+           "sum(CAST(a.suspicious AS INTEGER) != 0 AND a.review = 'accepted'), "
+           "sum(a.verdict = 'rejected' OR a.review = 'rejected'), "
+           + turnSum("coalesce(sum(input_tokens), 0)") + ", "
+           + turnSum("coalesce(sum(output_tokens), 0)") + ", " + turnSum("count(*)")
+           + " FROM attempts a " + where + " GROUP BY a.run_id, a.model_id, a.task_id";
+}
+
+// Rebuilds the summary of one (run, model, task), given as SQL expressions; no row is left when
+// the task has no attempt left.
+std::string resummarize(const std::string& run, const std::string& model, const std::string& task)
+{
+    return "DELETE FROM task_summaries WHERE run_id = " + run + " AND model_id = " + model
+           + " AND task_id = " + task + ";\nINSERT INTO task_summaries "
+           + summarySelect("WHERE a.run_id = " + run + " AND a.model_id = " + model
+                           + " AND a.task_id = " + task)
+           + ";\n";
+}
+
+std::string resummarizeRow(const std::string& row)
+{
+    return resummarize(row + ".run_id", row + ".model_id", row + ".task_id");
+}
+
+std::string resummarizeAttempt(const std::string& attemptId)
+{
+    const auto column = [&](const char* name) {
+        return "(SELECT " + std::string(name) + " FROM attempts WHERE id = " + attemptId + ")";
+    };
+    return resummarize(column("run_id"), column("model_id"), column("task_id"));
+}
+
+// 4: what a leaderboard needs of each (run, model, task), kept current by triggers, so that a
+//    leaderboard over a million attempts reads one row per task and run instead of one per
+//    sample with its turns.
+std::string taskSummariesMigration()
+{
+    return R"SQL(
+CREATE TABLE task_summaries (
+    model_id            INTEGER NOT NULL,
+    task_id             INTEGER NOT NULL,
+    run_id              INTEGER NOT NULL,
+    attempts            INTEGER NOT NULL,  -- every sample, whatever its state
+    samples             INTEGER NOT NULL,  -- samples that were attempted
+    built               INTEGER NOT NULL,  -- 1 when some sample got past the build
+    scoring             INTEGER NOT NULL,  -- samples that score
+    best_eager          REAL,              -- largest usable speedup of a scoring sample
+    best_compile        REAL,
+    compile_seen        INTEGER NOT NULL,  -- 1 when any sample has a usable compile speedup
+    suspicious          INTEGER NOT NULL,  -- flagged and not accepted
+    accepted_suspicious INTEGER NOT NULL,
+    rejected            INTEGER NOT NULL,
+    input_tokens        INTEGER NOT NULL,
+    output_tokens       INTEGER NOT NULL,
+    turns               INTEGER NOT NULL,
+    PRIMARY KEY (model_id, task_id, run_id)
+) WITHOUT ROWID;
+CREATE INDEX task_summaries_run ON task_summaries(run_id);
+CREATE TRIGGER task_summaries_attempt_insert AFTER INSERT ON attempts BEGIN
+)SQL" + resummarizeRow("NEW") + R"SQL(END;
+CREATE TRIGGER task_summaries_attempt_delete AFTER DELETE ON attempts BEGIN
+)SQL" + resummarizeRow("OLD") + R"SQL(END;
+CREATE TRIGGER task_summaries_attempt_update AFTER UPDATE OF run_id, model_id, task_id, verdict,
+    review, suspicious, speedup_eager, speedup_compile ON attempts BEGIN
+)SQL" + resummarizeRow("NEW") + R"SQL(END;
+CREATE TRIGGER task_summaries_attempt_move AFTER UPDATE OF run_id, model_id, task_id ON attempts
+    WHEN OLD.run_id IS NOT NEW.run_id OR OLD.model_id IS NOT NEW.model_id
+      OR OLD.task_id IS NOT NEW.task_id BEGIN
+)SQL" + resummarizeRow("OLD") + R"SQL(END;
+CREATE TRIGGER task_summaries_turn_insert AFTER INSERT ON turns BEGIN
+)SQL" + resummarizeAttempt("NEW.attempt_id") + R"SQL(END;
+CREATE TRIGGER task_summaries_turn_delete AFTER DELETE ON turns BEGIN
+)SQL" + resummarizeAttempt("OLD.attempt_id") + R"SQL(END;
+CREATE TRIGGER task_summaries_turn_update AFTER UPDATE OF attempt_id, input_tokens, output_tokens
+    ON turns BEGIN
+)SQL" + resummarizeAttempt("OLD.attempt_id") + resummarizeAttempt("NEW.attempt_id") + R"SQL(END;
+INSERT INTO task_summaries )SQL" + summarySelect({}) + ";\n";
+}
+
 // Migration N is kMigrations[N - 1]. Never edit a released migration; append a new one.
-const std::vector<const char*> kMigrations = {
+const std::vector<std::string> kMigrations = {
     // 1: the initial schema.
     R"SQL(
 CREATE TABLE providers (
@@ -265,6 +370,7 @@ CREATE INDEX builds_candidate ON builds(candidate_id);
 CREATE INDEX evaluations_candidate ON evaluations(candidate_id);
 CREATE INDEX engines_run ON engines(run_id);
 )SQL",
+    taskSummariesMigration(),
 };
 
 } // namespace

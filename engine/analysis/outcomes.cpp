@@ -3,6 +3,7 @@
 #include "db/runrepository.h"
 
 #include <set>
+#include <tuple>
 
 namespace kb::engine {
 
@@ -59,12 +60,58 @@ OutcomeSet loadOutcomes(db::Connection& conn, db::Id runId)
     return set;
 }
 
-metrics::Leaderboard leaderboardFor(db::Connection& conn, db::Id runId)
+metrics::Leaderboard leaderboardFromRows(db::Connection& conn, db::Id runId)
 {
     const auto set = loadOutcomes(conn, runId);
     metrics::LeaderboardOptions options;
     options.tasksPerLevel = set.tasksPerLevel;
     return metrics::computeLeaderboard(set.outcomes, options);
+}
+
+metrics::Leaderboard leaderboardFor(db::Connection& conn, db::Id runId)
+{
+    // Rows come per model id and task id; the metrics group by names (two providers may serve a
+    // model of the same name, two suites a task of the same key and level), as resolveTasks does.
+    using Key = std::tuple<std::string, int, std::string>;
+    std::map<Key, metrics::TaskResult> tasks;
+    std::map<int, std::set<std::string>> keysPerLevel;
+    std::set<int> compileLevels;
+    for (const auto& row : db::RunRepository(conn).taskSummaries(runId)) {
+        auto [it, inserted] = tasks.try_emplace(Key{row.modelName, row.level, row.taskKey});
+        metrics::TaskResult& task = it->second;
+        if (inserted) {
+            task.model = row.modelName;
+            task.taskId = row.taskKey;
+            task.level = row.level;
+        }
+        task.samples += static_cast<int>(row.samples);
+        task.correctSamples += static_cast<int>(row.scoring);
+        task.built = task.built || row.built;
+        if (row.bestEager && (!task.speedupEager || *row.bestEager > *task.speedupEager))
+            task.speedupEager = row.bestEager;
+        if (row.bestCompile && (!task.speedupCompile || *row.bestCompile > *task.speedupCompile))
+            task.speedupCompile = row.bestCompile;
+        task.suspicious += static_cast<int>(row.suspicious);
+        task.acceptedSuspicious += static_cast<int>(row.acceptedSuspicious);
+        task.rejected += static_cast<int>(row.rejected);
+        task.inputTokens += row.inputTokens;
+        task.outputTokens += row.outputTokens;
+        task.turns += row.turns;
+        keysPerLevel[row.level].insert(row.taskKey);
+        if (row.compileSeen)
+            compileLevels.insert(row.level);
+    }
+    std::vector<metrics::TaskResult> resolved;
+    resolved.reserve(tasks.size());
+    for (auto& [key, task] : tasks) {
+        task.attempted = task.samples > 0;
+        task.correct = task.correctSamples > 0;
+        resolved.push_back(std::move(task));
+    }
+    metrics::LeaderboardOptions options;
+    for (const auto& [level, keys] : keysPerLevel)
+        options.tasksPerLevel[level] = static_cast<int>(keys.size());
+    return metrics::computeLeaderboard(std::move(resolved), compileLevels, options);
 }
 
 } // namespace kb::engine

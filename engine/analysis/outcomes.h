@@ -26,7 +26,12 @@ struct OutcomeSet {
 // All attempts of a run (every run when runId is 0).
 OutcomeSet loadOutcomes(db::Connection& conn, db::Id runId);
 
-// The leaderboard of a run (every run when runId is 0), with the run's task counts.
+// The leaderboard of a run (every run when runId is 0), with the run's task counts. Read from
+// the per-task summaries the database keeps (task_summaries), not from every attempt.
 metrics::Leaderboard leaderboardFor(db::Connection& conn, db::Id runId);
+
+// The same leaderboard computed row by row from every stored attempt (loadOutcomes): the
+// reference leaderboardFor must equal, and far slower on large databases.
+metrics::Leaderboard leaderboardFromRows(db::Connection& conn, db::Id runId);
 
 } // namespace kb::engine

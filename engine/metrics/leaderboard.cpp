@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace kb::metrics {
 
@@ -213,7 +214,21 @@ const LeaderboardCell* Leaderboard::find(std::string_view model, int level) cons
 
 Leaderboard computeLeaderboard(const std::vector<AttemptOutcome>& outcomes,
                                const LeaderboardOptions& options) {
-    const std::vector<TaskResult> tasks = resolveTasks(outcomes);
+    std::set<int> compileLevels;
+    for (const AttemptOutcome& outcome : outcomes) {
+        if (usableSpeedup(outcome, Baseline::Compile)) {
+            compileLevels.insert(outcome.level);
+        }
+    }
+    return computeLeaderboard(resolveTasks(outcomes), compileLevels, options);
+}
+
+Leaderboard computeLeaderboard(std::vector<TaskResult> tasks, const std::set<int>& compileLevels,
+                               const LeaderboardOptions& options) {
+    // The order of resolveTasks, which the sums of logarithms below depend on to the last bit.
+    std::sort(tasks.begin(), tasks.end(), [](const TaskResult& a, const TaskResult& b) {
+        return std::tie(a.model, a.level, a.taskId) < std::tie(b.model, b.level, b.taskId);
+    });
 
     Leaderboard board;
     board.models = modelsOf(tasks);
@@ -227,10 +242,8 @@ Leaderboard computeLeaderboard(const std::vector<AttemptOutcome>& outcomes,
                                                                : static_cast<double>(count));
         board.compileAvailable[level] = false;
     }
-    for (const AttemptOutcome& outcome : outcomes) {
-        if (usableSpeedup(outcome, Baseline::Compile)) {
-            board.compileAvailable[outcome.level] = true;
-        }
+    for (int level : compileLevels) {
+        board.compileAvailable[level] = true;
     }
 
     for (int level : board.levels) {

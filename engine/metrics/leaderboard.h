@@ -2,10 +2,12 @@
 
 #include "outcome.h"
 #include "stats.h"
+#include "taskresult.h"
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -93,6 +95,12 @@ struct Leaderboard {
 
 // Builds the leaderboard. See docs/metrics.md (definitionsMarkdown()) for every definition.
 Leaderboard computeLeaderboard(const std::vector<AttemptOutcome>& outcomes,
+                               const LeaderboardOptions& options = {});
+
+// The same from outcomes already collapsed per task (resolveTasks, or the same reduction done
+// elsewhere, e.g. in SQL), with the levels where any outcome, scoring or not, has a usable
+// compile speedup. Only TaskResult::bestSampleIndex is not used.
+Leaderboard computeLeaderboard(std::vector<TaskResult> tasks, const std::set<int>& compileLevels,
                                const LeaderboardOptions& options = {});
 
 } // namespace kb::metrics
