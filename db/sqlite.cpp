@@ -18,6 +18,15 @@ Connection::Connection(const std::string& path, Mode mode)
         m_db = nullptr;
         throw Error("cannot open database '" + path + "': " + msg);
     }
+    // SQLite quietly falls back to reading a file it may not write; a read-write connection
+    // would then fail on its first write, half-way through some piece of work. Say so now.
+    if (mode == Mode::ReadWrite && sqlite3_db_readonly(m_db, "main") == 1) {
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        throw Error("cannot open database '" + path
+                    + "' for writing: the file is read-only (no write permission, or a read-only "
+                      "file system); it was left untouched");
+    }
     sqlite3_extended_result_codes(m_db, 1);
     sqlite3_busy_timeout(m_db, 10000);
     // A file that is not a database only shows itself on the first read.
@@ -29,8 +38,15 @@ Connection::Connection(const std::string& path, Mode mode)
         }
         exec("SELECT count(*) FROM sqlite_schema");
     } catch (const Error& e) {
+        const bool cantOpen = (sqlite3_extended_errcode(m_db) & 0xff) == SQLITE_CANTOPEN;
         sqlite3_close(m_db);
         m_db = nullptr;
+        if (cantOpen) {
+            // A WAL database needs its -wal and -shm files beside it, even to be read.
+            throw Error("cannot open database '" + path + "': " + e.what()
+                        + "; SQLite must be able to create files in its folder (is the folder "
+                          "read-only?); the database was left untouched");
+        }
         throw Error("cannot use '" + path + "' as a KernelBench Studio database: " + e.what());
     }
 }

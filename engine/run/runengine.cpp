@@ -390,7 +390,14 @@ void RunEngine::prepare(db::Id attemptId)
             turns.addTurn(row);
             turns.updateAttemptCost(row.attemptId);
         } catch (const db::Error& e) {
-            Q_EMIT self->logLine(QStringLiteral("cannot store a turn of attempt %1: %2").arg(row.attemptId).arg(QString::fromUtf8(e.what())));
+            // An attempt must not finish without its turns (its tokens would go uncounted): the
+            // run stops, once the session that called this has returned.
+            const db::Error error(e.what());
+            const db::Id attempt = row.attemptId;
+            QTimer::singleShot(0, self, [self, error, attempt] {
+                if (self && self->m_runId != 0)
+                    self->failOnDatabase(QStringLiteral("cannot store a turn of attempt %1").arg(attempt), error);
+            });
         }
     };
     ctx.log = [self](const QString& line) {
@@ -427,8 +434,13 @@ void RunEngine::onCandidate(const std::shared_ptr<Job>& job, const QString& code
     job->code = code;
     if (!writeFile(job->dir + QStringLiteral("/task.py"), job->task.source.c_str())
         || !writeFile(job->dir + QStringLiteral("/candidate.py"), job->code.toUtf8())) {
-        finishWithoutResult(job, QStringLiteral("harness_error"),
-                            QStringLiteral("cannot write the attempt's files under %1").arg(job->dir));
+        try {
+            finishWithoutResult(job, QStringLiteral("harness_error"),
+                                QStringLiteral("cannot write the attempt's files under %1").arg(job->dir));
+        } catch (const db::Error& e) {
+            failOnDatabase(QStringLiteral("cannot store attempt %1").arg(job->attempt.id), e);
+            return;
+        }
         QTimer::singleShot(0, this, &RunEngine::pump);
         return;
     }

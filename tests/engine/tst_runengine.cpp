@@ -1,5 +1,6 @@
 // The run engine against a scripted harness: every way an evaluation can end is stored with the
-// right verdict, the run carries on past crashes and hangs, and resuming counts nothing twice.
+// right verdict, the run carries on past crashes and hangs, and resuming counts nothing twice,
+// also after the database was read-only for a while.
 #include "fakeresourcesdir.h"
 
 #include "core/error.h"
@@ -8,9 +9,12 @@
 #include "db/evaluationrepository.h"
 #include "db/runrepository.h"
 
+#include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTest>
 
 using namespace kb;
@@ -42,6 +46,30 @@ bool runToEnd(engine::RunEngine& e, db::Id run, int timeoutMs = 60000)
     e.start(run);
     return done.wait(timeoutMs);
 }
+
+std::int64_t scalar(db::Connection& c, const std::string& sql)
+{
+    db::Statement q(c, sql);
+    q.step();
+    return q.int64(0);
+}
+
+std::string integrity(db::Connection& c)
+{
+    db::Statement q(c, "PRAGMA integrity_check");
+    q.step();
+    return q.text(0);
+}
+
+QByteArray fileHash(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256) : QByteArray();
+}
+
+// The child of readOnlyDatabaseFileIsAClearErrorAndUntouched, run in a mount namespace where the
+// database's folder is read-only (the tests run as root, for whom file modes mean nothing).
+constexpr const char* kReadOnlyChildEnv = "KBSTUDIO_TEST_READONLY_DB";
 } // namespace
 
 class TestRunEngine : public QObject {
@@ -252,6 +280,124 @@ private Q_SLOTS:
         s = spec({QStringLiteral("m")});
         s.levels = {4};
         QVERIFY_THROWS_EXCEPTION(engine::Error, e.createRun(s));
+    }
+
+    void readOnlyDatabaseFileIsAClearErrorAndUntouched()
+    {
+        const QString bwrap = QStandardPaths::findExecutable(QStringLiteral("bwrap"));
+        if (bwrap.isEmpty() || QProcess::execute(bwrap, {QStringLiteral("--dev-bind"), QStringLiteral("/"), QStringLiteral("/"),
+                                                         QStringLiteral("true")}) != 0)
+            QSKIP("needs bubblewrap (bwrap) with user namespaces for a read-only mount");
+        test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("correct 2")},
+                                 {QStringLiteral("m/t2"), QStringLiteral("incorrect")},
+                                 {QStringLiteral("m/t3"), QStringLiteral("correct 3")}});
+        db::Id finished = 0;
+        db::Id queued = 0;
+        {
+            engine::RunEngine e(res.dbPath());
+            e.ensureDemoCatalog();
+            finished = e.createRun(spec({QStringLiteral("m")}));
+            QVERIFY(runToEnd(e, finished));
+            queued = e.createRun(spec({QStringLiteral("m")}));
+        }
+        const QByteArray before = fileHash(res.dbPath());
+        QVERIFY(!before.isEmpty());
+        QVERIFY(!QFile::exists(res.dbPath() + QStringLiteral("-wal")));
+
+        QProcess child;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QString::fromLatin1(kReadOnlyChildEnv), res.dbPath());
+        child.setProcessEnvironment(env);
+        child.setProcessChannelMode(QProcess::MergedChannels);
+        child.start(bwrap, {QStringLiteral("--dev-bind"), QStringLiteral("/"), QStringLiteral("/"), QStringLiteral("--ro-bind"),
+                            res.path(), res.path(), QCoreApplication::applicationFilePath(),
+                            QStringLiteral("readOnlyDatabaseChild")});
+        QVERIFY(child.waitForFinished(60000));
+        const QString output = QString::fromUtf8(child.readAll());
+        QVERIFY2(child.exitStatus() == QProcess::NormalExit && child.exitCode() == 0, qPrintable(output));
+        QVERIFY2(output.contains(QStringLiteral("PASS   : TestRunEngine::readOnlyDatabaseChild")), qPrintable(output));
+
+        // Nothing was written, and the database takes the queued run once it is writable again.
+        QCOMPARE(fileHash(res.dbPath()), before);
+        engine::RunEngine e(res.dbPath());
+        auto& c = e.database().connection();
+        QCOMPARE(integrity(c), std::string("ok"));
+        QVERIFY(runToEnd(e, queued));
+        const auto a = byKey(c, queued);
+        QCOMPARE(a.at("m/t1").verdict, std::string("correct"));
+        QCOMPARE(a.at("m/t2").verdict, std::string("incorrect"));
+        QCOMPARE(a.at("m/t3").verdict, std::string("correct"));
+        QCOMPARE(byKey(c, finished).at("m/t3").verdict, std::string("correct"));
+        QCOMPARE(scalar(c, "SELECT count(*) FROM evaluations"), 6);
+        QCOMPARE(scalar(c, "SELECT count(*) FROM turns"), 6);
+    }
+
+    // Runs only as the child above: opening the read-only database for a run must fail with a
+    // clear message, before anything is written; reading it, where SQLite can, still works.
+    void readOnlyDatabaseChild()
+    {
+        const QString path = qEnvironmentVariable(kReadOnlyChildEnv);
+        if (path.isEmpty())
+            QSKIP("runs as the child of readOnlyDatabaseFileIsAClearErrorAndUntouched");
+        try {
+            engine::RunEngine e(path);
+            QFAIL("a read-only database must not open for a run");
+        } catch (const engine::Error& err) {
+            qInfo("%s", qPrintable(err.message()));
+            QVERIFY2(err.message().contains(QStringLiteral("read-only")), qPrintable(err.message()));
+            QVERIFY2(err.message().contains(path), qPrintable(err.message()));
+        }
+        try {
+            db::Database d(path.toStdString(), db::Database::Access::ReadOnly);
+            QCOMPARE(scalar(d.connection(), "SELECT count(*) FROM attempts"), 6);
+        } catch (const db::Error& err) {
+            // A WAL database without its -shm file cannot be read from a read-only folder.
+            qInfo("%s", err.what());
+            QVERIFY2(QString::fromUtf8(err.what()).contains(QStringLiteral("folder")), err.what());
+        }
+    }
+
+    void databaseTurningReadOnlyMidRunStopsCleanlyAndResumes()
+    {
+        test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("correct 2")},
+                                 {QStringLiteral("m/t2"), QStringLiteral("correct 2")},
+                                 {QStringLiteral("m/t3"), QStringLiteral("correct 2")},
+                                 {QStringLiteral("n/t1"), QStringLiteral("correct 2")},
+                                 {QStringLiteral("n/t2"), QStringLiteral("correct 2")},
+                                 {QStringLiteral("n/t3"), QStringLiteral("correct 2")}});
+        engine::RunEngine e(res.dbPath());
+        e.ensureDemoCatalog();
+        const db::Id run = e.createRun(spec({QStringLiteral("m"), QStringLiteral("n")}));
+        auto& c = e.database().connection();
+        // Every write of this connection fails from the first finished attempt on, as on a file
+        // system remounted read-only.
+        QObject::connect(&e, &engine::RunEngine::attemptFinished, &e, [&c] { c.exec("PRAGMA query_only = ON"); },
+                         Qt::SingleShotConnection);
+        QSignalSpy done(&e, &engine::RunEngine::runFinished);
+        e.start(run);
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("failed"));
+        const QString message = done.at(0).at(2).toString();
+        QVERIFY2(message.contains(QStringLiteral("readonly")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("resumes")), qPrintable(message));
+        QVERIFY(!e.isRunning());
+        QCOMPARE(integrity(c), std::string("ok"));
+        const auto stored = scalar(c, "SELECT count(*) FROM attempts WHERE status = 'done'");
+        QVERIFY(stored >= 1 && stored < 6);
+        QCOMPARE(scalar(c, "SELECT count(*) FROM evaluations"), stored);
+
+        // Writable again: the same engine takes the run up and counts everything exactly once.
+        c.exec("PRAGMA query_only = OFF");
+        done.clear();
+        e.start(run);
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("finished"));
+        for (const auto& [key, a] : byKey(c, run))
+            QVERIFY2(a.verdict == "correct", (key + ": " + a.status + " " + a.verdict + " " + a.message).c_str());
+        QCOMPARE(scalar(c, "SELECT count(*) FROM evaluations"), 6);
+        QCOMPARE(scalar(c, "SELECT count(*) FROM turns"), 6);
+        QCOMPARE(scalar(c, "SELECT count(*) FROM candidates"), 6);
+        QCOMPARE(integrity(c), std::string("ok"));
     }
 
     void unusableDatabasePathIsAClearError()
