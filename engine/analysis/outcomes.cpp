@@ -70,6 +70,12 @@ metrics::Leaderboard leaderboardFromRows(db::Connection& conn, db::Id runId)
 
 metrics::Leaderboard leaderboardFor(db::Connection& conn, db::Id runId)
 {
+    // A database of an older schema opened read-only has no summaries (migration 4 adds them).
+    {
+        db::Statement q(conn, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'task_summaries'");
+        if (q.step() && q.int64(0) == 0)
+            return leaderboardFromRows(conn, runId);
+    }
     // Rows come per model id and task id; the metrics group by names (two providers may serve a
     // model of the same name, two suites a task of the same key and level), as resolveTasks does.
     using Key = std::tuple<std::string, int, std::string>;

@@ -27,7 +27,8 @@ struct OutcomeSet {
 OutcomeSet loadOutcomes(db::Connection& conn, db::Id runId);
 
 // The leaderboard of a run (every run when runId is 0), with the run's task counts. Read from
-// the per-task summaries the database keeps (task_summaries), not from every attempt.
+// the per-task summaries the database keeps (task_summaries), not from every attempt; a database
+// without them (an older schema opened read-only) is read row by row.
 metrics::Leaderboard leaderboardFor(db::Connection& conn, db::Id runId);
 
 // The same leaderboard computed row by row from every stored attempt (loadOutcomes): the

@@ -401,6 +401,12 @@ private Q_SLOTS:
             c.exec("UPDATE attempts SET review = 'rejected' WHERE id % 6 = 0");
             c.exec("DELETE FROM turns WHERE id % 5 = 0");
         }
+        {
+            // Read-only, the older database is not migrated: its leaderboard is read row by row.
+            db::Database readOnly(p, db::Database::Access::ReadOnly);
+            QCOMPARE(readOnly.schemaVersion(), 3);
+            compareAll(readOnly.connection());
+        }
         db::Database reopened(p);
         QCOMPARE(reopened.schemaVersion(), db::currentSchemaVersion());
         compareAll(reopened.connection());
