@@ -1,7 +1,7 @@
 // Engine benchmarks (not timed tests): see bench/README.md.
 //   bench_engine overhead [ATTEMPTS]         engine overhead per attempt with an instant stand-in harness
 //   bench_engine db [FILE] [ATTEMPTS]         1,000,000 stored attempts: open, leaderboard, result pages
-//   bench_engine pool [ATTEMPTS] [LATENCY_MS] evaluation-pool busy % with slow generation and real builds
+//   bench_engine pool [SAMPLES] [LATENCY_MS] [BUILDS] evaluation-pool busy % with slow generation and real builds
 #include "benchcommon.h"
 
 #include <QCoreApplication>
