@@ -76,6 +76,8 @@ def evaluate(entry, args, cache, transport):
             "build_s": build.get("seconds"), "build_path": exts[0].get("path", build.get("status")),
             "speedup": (res.get("speedup") or {}).get("eager"), "transport": res.get("tensor_transport"),
             "input_sets": timing.get("input_sets"),
+            "judge_gb": ((res.get("gpu_memory") or {}).get("judge_peak_reserved_bytes") or 0) / 1e9 or None,
+            "worker_gb": ((res.get("gpu_memory") or {}).get("worker_peak_reserved_bytes") or 0) / 1e9 or None,
             "cand_ms": (timing.get("candidate") or {}).get("median_ms")}
 
 
@@ -117,13 +119,14 @@ def main():
         total = time.perf_counter() - t0
         print("\n## %s build cache (%.1f s for all)\n" % (label, total))
         print("| candidate | verdict | end to end (s) | build step (s) | evaluation (s) | waited for the GPU (s) | "
-              "build route | transport | input sets | speedup vs eager |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+              "build route | transport | input sets | GPU GB judge/worker | speedup vs eager |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for e, r in zip(entries, results):
             f = lambda k: "%.1f" % r[k] if r.get(k) is not None else "-"
-            print("| %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s |" % (
+            print("| %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s/%s | %s |" % (
                 e["file"], r["verdict"], r["wall"], f("build_step_s"), f("eval_s"), f("gpu_wait_s"),
                 r.get("build_path", "-"), r.get("transport", "-"), r.get("input_sets", "-"),
+                f("judge_gb"), f("worker_gb"),
                 "%.2fx" % r["speedup"] if r.get("speedup") else "-"))
             if r.get("err") or (r["verdict"] != e["expect"]):
                 print("    expected %s: %s %s" % (e["expect"], r.get("message", ""), r.get("err", "")))

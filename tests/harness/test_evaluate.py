@@ -209,6 +209,22 @@ class CudaTests(_Base):
     def test_cuda_wrong_and_cheat(self):
         self.assertVerdict(self.run_eval("fx_cheat.py", device="cuda"), "rejected")
 
+    def test_large_task_memory_stays_bounded(self):
+        """A 1.5 GiB input: judge and worker each hold a bounded number of copies of it
+        (stale trial outputs and shared copies are dropped, cached memory is given back
+        between stages), so 6-7 GB KernelBench tasks fit beside each other's process."""
+        unit = 4096 * 98304 * 4
+        doc = self.run_eval("fx_cuda_relu.py", task=lib.fixture("task_large_relu.py"), device="cuda",
+                            timing_trials=10, timing_input_sets=1)
+        self.assertVerdict(doc, "correct")
+        mem = doc["gpu_memory"]
+        self.assertTrue(mem["released_between_stages"])
+        slack = 1 << 30  # L2 flush and bandwidth-probe buffers, allocator rounding
+        self.assertLessEqual(mem["judge_peak_reserved_bytes"], 5 * unit + slack, mem)
+        self.assertIsNotNone(mem["worker_peak_reserved_bytes"])
+        self.assertLessEqual(mem["worker_peak_reserved_bytes"], 5 * unit + slack, mem)
+        self.assertGreaterEqual(mem["worker_peak_reserved_bytes"], 2 * unit, mem)  # input and output at least
+
 
 class WorkspaceFormatTests(_Base):
     """model_new.py + kernels/*.cpp (*.cu on a GPU) built into one extension."""

@@ -116,6 +116,12 @@ def dtype_name(dtype):
 _SHARED = []
 
 
+def release_shared():
+    """Drop the tensors the last encode shared, once the receiver has answered (it copies
+    them before it answers)."""
+    del _SHARED[:]
+
+
 def _share_cuda(v):
     torch = _torch()
     t = v.detach().clone(memory_format=torch.contiguous_format)

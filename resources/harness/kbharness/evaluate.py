@@ -27,6 +27,10 @@ EXCESSIVE_SPEEDUP = 50.0
 # Timing rotates among several input sets; together they may take at most this fraction of
 # the GPU's memory (a 6 GB input gets two sets on a 141 GB GPU, not an out-of-memory error).
 INPUT_SET_MEMORY_FRACTION = 0.1
+# Tasks whose inputs take more than this are "large": judge and worker give cached GPU
+# memory back to the driver between stages, since memory one process's allocator keeps
+# cached is memory the other cannot have (6-7 GB inputs, several copies of them in each).
+LARGE_TASK_BYTES = 1 << 30
 LOG_TAIL = 4000
 # A candidate median below this fraction of the memory roofline floor
 # (input + output bytes / measured copy bandwidth) is implausible.
@@ -91,6 +95,18 @@ def sandbox_probe():
             result = (False, "bwrap failed to start a sandbox: %s" % e)
     _BWRAP_STATE["probe"] = result
     return result
+
+
+def _die_with_judge():
+    """In the unsandboxed worker before exec: killed when the judge dies (bwrap's
+    --die-with-parent does this in the sandbox), so a worker never outlives its judge
+    holding GPU memory."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _sandbox_command(device, workdir, writable, readable):
@@ -204,7 +220,8 @@ class WorkerHandle:
         self.proc = subprocess.Popen(
             cmd,
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, pass_fds=(cmd_r, rep_w),
-            close_fds=True, cwd=workdir, env=env, start_new_session=True)
+            close_fds=True, cwd=workdir, env=env, start_new_session=True,
+            preexec_fn=None if sandbox else _die_with_judge)
         os.close(cmd_r)
         os.close(rep_w)
         self.cmd_fd = cmd_w
@@ -323,6 +340,16 @@ class WorkerHandle:
             return ""
 
 
+def _tensor_bytes(value):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.numel() * value.element_size()
+    if isinstance(value, (list, tuple)):
+        return sum(_tensor_bytes(v) for v in value)
+    return 0
+
+
 def _finite(value):
     """Replace non-finite floats (not valid JSON) by None, recursively."""
     if isinstance(value, float):
@@ -365,6 +392,8 @@ class Evaluation:
             "worker_log_tail": "",
             "harness_seconds": 0.0,
         }
+        self.large = False
+        self.worker_peak_bytes = None
 
     # ------------------------------------------------------------------
     def finish(self, verdict, message):
@@ -386,9 +415,42 @@ class Evaluation:
         return self.finish("rejected", "runtime check: %s: %s" % (rule, message))
 
     def run(self):
-        self._run()
+        try:
+            self._run()
+        finally:
+            self._record_memory()
         self.result["harness_seconds"] = round(time.perf_counter() - self.started, 4)
         return _finite(self.result)
+
+    def _release_memory(self):
+        """Large tasks: give the judge's cached GPU memory back to the driver (and collect
+        CUDA IPC blocks the worker has released), so the worker can allocate it."""
+        if not self.large or not getattr(self, "device", "cpu").startswith("cuda"):
+            return
+        import torch
+
+        torch.cuda.ipc_collect()
+        torch.cuda.empty_cache()
+
+    def _note_worker_memory(self, reply):
+        peak = reply.get("gpu_peak_bytes") if isinstance(reply, dict) else None
+        if type(peak) is int and peak >= 0:
+            self.worker_peak_bytes = max(self.worker_peak_bytes or 0, peak)
+
+    def _record_memory(self):
+        """Peak GPU memory each process's allocator held (reserved bytes): what a task needs,
+        and where an out-of-memory verdict came from. The worker's figure is its own word."""
+        index = torch_device_index(getattr(self, "device", "cpu"))
+        if index is None:
+            return
+        import torch
+
+        self.result["gpu_memory"] = {
+            "judge_peak_reserved_bytes": int(torch.cuda.max_memory_reserved(index)),
+            "worker_peak_reserved_bytes": self.worker_peak_bytes,
+            "device_total_bytes": int(torch.cuda.get_device_properties(index).total_memory),
+            "released_between_stages": self.large,
+        }
 
     def _run(self):
         req = self.req
@@ -518,11 +580,13 @@ class Evaluation:
         self.input_sets_requested = wanted
         return sets
 
-    def _reference(self, inputs):
+    def _reference(self, inputs, fresh=False):
+        """The reference's output on a copy of ``inputs`` (on ``inputs`` themselves where
+        they are ``fresh``: made for this one call)."""
         import torch
 
         with torch.no_grad():
-            out = self.ref_model(*_clone(inputs))
+            out = self.ref_model(*(inputs if fresh else _clone(inputs)))
         if self.device.startswith("cuda"):
             torch.cuda.synchronize()
         return out
@@ -617,13 +681,17 @@ class Evaluation:
         first_failure = None
         for i in range(req["correctness_trials"]):
             tseed = seeds.trial_seed(req["seed"], i)
+            expected = got = None  # the previous trial's tensors go before the next ones are made
             try:
                 inputs = self._inputs(tseed)
-                desc, data = codec.encode(inputs, ipc=self.ipc)
+                if i == 0:
+                    self.large = _tensor_bytes(inputs) > LARGE_TASK_BYTES
                 expected = self._reference(inputs)
+                desc, data = codec.encode(inputs, ipc=self.ipc)
             except Exception as e:
                 raise TaskFailure("reference failed on trial %d: %s: %s" % (i, type(e).__name__, e))
             del inputs
+            self._release_memory()
             if i == 0 and req["strict_check"] == "auto":
                 weak = [name for name, _ in validate_task.weakness_flags(expected, req["atol"], req["rtol"])[0]
                         if name in validate_task.WEAK_OUTPUT_FLAGS]
@@ -636,8 +704,10 @@ class Evaluation:
                                          "(atol scaled to the output's magnitude)" % (", ".join(weak), req["atol"]))
             stage = "correctness trial %d" % i
             try:
-                reply, payload = worker.call({"cmd": "run", "inputs": desc}, data,
+                reply, payload = worker.call({"cmd": "run", "inputs": desc, "release_memory": self.large}, data,
                                              req["trial_timeout_seconds"], stage)
+                codec.release_shared()  # the worker answered: it has its own copy
+                self._note_worker_memory(reply)
             except WorkerFailure as e:
                 trials.append({"index": i, "seed": tseed, "passed": False, "max_abs_error": None,
                                "max_rel_error": None, "mismatch_fraction": None, "message": e.message})
@@ -677,10 +747,13 @@ class Evaluation:
         self.result["correctness"]["passed"] = True
 
         # 5. timing --------------------------------------------------------------
+        expected = got = None
+        self._release_memory()
         sets = self._timing_sets()
         desc, data = codec.encode(sets, ipc=self.ipc)
+        self._release_memory()
         header = {"cmd": "time", "sets": desc, "warmup": req["warmup"], "trials": req["timing_trials"],
-                  "max_seconds": req["max_timing_seconds"]}
+                  "max_seconds": req["max_timing_seconds"], "release_memory": self.large}
         gpu_index = torch_device_index(self.device)
         gpu_before = nvml.sample(gpu_index) if gpu_index is not None else None
         try:
@@ -694,6 +767,8 @@ class Evaluation:
             t_start = time.perf_counter()
             reply, payload = worker.receive(req["timing_timeout_seconds"], "timing")
             wall_ms = (time.perf_counter() - t_start) * 1000.0
+            codec.release_shared()
+            self._note_worker_memory(reply)
             if gpu_index is not None:
                 self.result["gpu_state"] = {"gpu_index": gpu_index, "before": gpu_before,
                                             "after": nvml.sample(gpu_index)}
@@ -724,7 +799,7 @@ class Evaluation:
             if isinstance(call, bool) or not isinstance(call, int) or call < 0:
                 return self.finish("incorrect", "timed-iteration output without a valid call index")
             try:
-                ref = self._reference(timing.call_inputs(sets[k], call))
+                ref = self._reference(timing.call_inputs(sets[k], call), fresh=True)
             except Exception as e:
                 raise TaskFailure("reference failed on timing input set %d: %s: %s" % (k, type(e).__name__, e))
             cmp = compare.compare(ref, o, req["atol"], req["rtol"], strict=strict,
@@ -736,6 +811,9 @@ class Evaluation:
         l2_reset = reply.get("l2_reset")
         worker.close()
         cand = timing.stats(samples, wall_ms)
+        roofline = self._roofline(sets, outs, cand)
+        del outs
+        self._release_memory()
 
         eager = None
         if req["baseline"].get("eager", True):
@@ -751,7 +829,7 @@ class Evaluation:
                                  else "perf_counter",
                                  "inputs": "scaled-per-call",
                                  "persisting_l2_reset": l2_reset if self.device.startswith("cuda") else None,
-                                 "roofline": self._roofline(sets, outs, cand)}
+                                 "roofline": roofline}
         speed = {"eager": None, "compile": None}
         if eager and eager.get("median_ms") and cand.get("median_ms"):
             speed["eager"] = round(eager["median_ms"] / cand["median_ms"], 4)

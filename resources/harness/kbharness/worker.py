@@ -199,21 +199,42 @@ class Worker:
             timing._sync()
         return out
 
+    def _release_memory(self, header):
+        """Large tasks (the judge says so): cached GPU memory goes back to the driver, so the
+        judge can allocate it."""
+        if header.get("release_memory") is True and self.device.startswith("cuda"):
+            import torch
+
+            torch.cuda.ipc_collect()
+            torch.cuda.empty_cache()
+
+    def _peak(self):
+        if not self.device.startswith("cuda"):
+            return None
+        import torch
+
+        return int(torch.cuda.max_memory_reserved())
+
     def cmd_run(self, header, payload):
         try:
+            self._release_memory(header)
             inputs = codec.decode(header["inputs"], payload, device=self.device, allow_ipc=self.ipc)
             t0 = time.perf_counter()
             out = self._forward(inputs)
             seconds = time.perf_counter() - t0
+            del inputs
+            self._release_memory(header)
             desc, data = codec.encode(out, ipc=self.ipc)
+            del out
         except BaseException as e:  # noqa: B902
             self.reply({"ok": False, "stage": "forward", "error": _summary(e),
                         "traceback": traceback.format_exc()[-8000:]})
             return
-        self.reply({"ok": True, "output": desc, "seconds": seconds}, data)
+        self.reply({"ok": True, "output": desc, "seconds": seconds, "gpu_peak_bytes": self._peak()}, data)
 
     def cmd_time(self, header, payload):
         try:
+            self._release_memory(header)
             sets = codec.decode(header["sets"], payload, device=self.device, allow_ipc=self.ipc)
             l2_reset = None
             if self.device.startswith("cuda"):
@@ -222,12 +243,16 @@ class Worker:
                 self.model, sets, self.device, int(header.get("warmup", 3)), int(header.get("trials", 20)),
                 float(header.get("max_seconds", 10.0)),
                 on_start=lambda: self.reply({"event": "start"}), reset_l2=bool(l2_reset))
+            del sets
+            self._release_memory(header)
             desc, data = codec.encode(list(last), ipc=self.ipc)
+            del last
         except BaseException as e:  # noqa: B902
             self.reply({"ok": False, "stage": "timing", "error": _summary(e),
                         "traceback": traceback.format_exc()[-8000:]})
             return
-        self.reply({"ok": True, "samples_ms": samples, "outputs": desc, "calls": calls, "l2_reset": l2_reset}, data)
+        self.reply({"ok": True, "samples_ms": samples, "outputs": desc, "calls": calls, "l2_reset": l2_reset,
+                    "gpu_peak_bytes": self._peak()}, data)
 
 
 def main(argv=None):
