@@ -23,7 +23,7 @@ sampler=$!
   case "${1:-}" in
     --kbstyle)
       step "KernelBench's procedure, 3 at a time"
-      timeout 540 python3 bench/gpu/kbstyle.py --kb-root "$KB" --jobs 3 --passes "${PASSES:-cold,cached}" \
+      timeout 580 python3 bench/gpu/kbstyle.py --kb-root "$KB" --jobs 3 --timeout 420 --passes "${PASSES:-cold,cached}" \
           --json "$OUT/kbstyle.json"
       ;;
     --checks)
