@@ -78,6 +78,8 @@ def evaluate(entry, args, cache, transport):
             "input_sets": timing.get("input_sets"),
             "judge_gb": ((res.get("gpu_memory") or {}).get("judge_peak_reserved_bytes") or 0) / 1e9 or None,
             "worker_gb": ((res.get("gpu_memory") or {}).get("worker_peak_reserved_bytes") or 0) / 1e9 or None,
+            "judge_stage_gb": {k: round(v / 1e9, 2) for k, v in
+                               ((res.get("gpu_memory") or {}).get("judge_stage_peak_reserved_bytes") or {}).items()},
             "cand_ms": (timing.get("candidate") or {}).get("median_ms")}
 
 

@@ -82,7 +82,7 @@ def describe(doc, proc=None):
 
 def schema_errors(doc, schema, path="$"):
     """A small JSON Schema subset validator (type, enum, const, required,
-    properties, items, anyOf) -- enough for result.schema.json."""
+    properties, additionalProperties, items, anyOf) -- enough for result.schema.json."""
     errors = []
     types = schema.get("type")
     if types is not None:
@@ -112,6 +112,11 @@ def schema_errors(doc, schema, path="$"):
         for key, sub in schema.get("properties", {}).items():
             if key in doc:
                 errors.extend(schema_errors(doc[key], sub, path + "." + key))
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict):
+            for key in doc:
+                if key not in schema.get("properties", {}):
+                    errors.extend(schema_errors(doc[key], extra, path + "." + key))
     if isinstance(doc, list) and "items" in schema:
         for i, item in enumerate(doc):
             errors.extend(schema_errors(item, schema["items"], "%s[%d]" % (path, i)))

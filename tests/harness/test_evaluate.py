@@ -220,6 +220,11 @@ class CudaTests(_Base):
         mem = doc["gpu_memory"]
         self.assertTrue(mem["released_between_stages"])
         slack = 1 << 30  # L2 flush and bandwidth-probe buffers, allocator rounding
+        stages = mem["judge_stage_peak_reserved_bytes"]
+        self.assertEqual(set(stages), {"setup", "correctness", "candidate_timing", "eager_timing"}, mem)
+        self.assertEqual(mem["judge_peak_reserved_bytes"], max(stages.values()), mem)
+        # correctness: inputs, reference output, the shared copy, the candidate's output
+        self.assertLessEqual(stages["correctness"], 4 * unit + slack, mem)
         self.assertLessEqual(mem["judge_peak_reserved_bytes"], 5 * unit + slack, mem)
         self.assertIsNotNone(mem["worker_peak_reserved_bytes"])
         self.assertLessEqual(mem["worker_peak_reserved_bytes"], 5 * unit + slack, mem)

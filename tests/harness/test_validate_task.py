@@ -31,6 +31,50 @@ class ValidateTaskTests(unittest.TestCase):
         self.assertIn("near-constant", flags)
         self.assertIn("input-insensitive", flags)
 
+    def test_weakness_flags_chunked_match_the_whole_tensor_tests(self):
+        import torch
+
+        def whole(tensors, atol, rtol):
+            # the definition: whole-tensor float64 tests after nan_to_num
+            ts = [torch.nan_to_num(t.double()) for t in tensors]
+            flags = []
+            if any(not bool(torch.isfinite(t.double()).all()) for t in tensors):
+                flags.append("non-finite-output")
+            if all(torch.allclose(torch.zeros_like(t), t, atol=atol, rtol=rtol) for t in ts):
+                flags.append("below-tolerance")
+            elif all(torch.allclose(torch.full_like(t, float(t.mean())), t, atol=atol, rtol=rtol) for t in ts):
+                flags.append("near-constant")
+            elif sum(int((t.abs() <= atol).sum()) for t in ts) >= 0.95 * sum(t.numel() for t in ts):
+                flags.append("mostly-below-tolerance")
+            return flags, max(float(t.abs().max()) for t in ts)
+
+        g = torch.Generator().manual_seed(5)
+        tail_big = torch.zeros(1000)
+        tail_big[-1] = 1.0  # the one large element sits in the last chunk
+        mostly = torch.rand(1000, generator=g) * 1e-6
+        mostly[::50] = 1.0
+        with_nan = torch.randn(999, generator=g)
+        with_nan[700] = float("nan")
+        with_inf = torch.full((640,), 2.0)
+        with_inf[3] = float("inf")
+        cases = {"random": [torch.randn(1000, generator=g)], "zeros": [torch.zeros(1000)],
+                 "tiny": [torch.rand(1000, generator=g) * 1e-6], "tail": [tail_big],
+                 "constant": [torch.full((777,), 3.0) + torch.rand(777, generator=g) * 1e-5],
+                 "mostly-small": [mostly], "nan": [with_nan], "inf": [with_inf],
+                 "two outputs": [torch.zeros(300), torch.randn(5, 7, generator=g)],
+                 "half": [torch.randn(1000, generator=g).half()]}
+        old = validate_task.CHUNK
+        validate_task.CHUNK = 64  # many chunks, the last one partial
+        try:
+            for name, ts in cases.items():
+                with self.subTest(case=name):
+                    flags, mag = validate_task.weakness_flags(ts, 1e-4, 1e-4)
+                    want_flags, want_mag = whole(ts, 1e-4, 1e-4)
+                    self.assertEqual([f for f, _ in flags], want_flags)
+                    self.assertEqual(mag, want_mag)
+        finally:
+            validate_task.CHUNK = old
+
     def test_weight_insensitive_flag(self):
         import tempfile
 

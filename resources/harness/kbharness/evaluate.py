@@ -394,6 +394,8 @@ class Evaluation:
         }
         self.large = False
         self.worker_peak_bytes = None
+        self.stage_peaks = {}
+        self.stage = None  # the stage whose judge memory peak is being measured
 
     # ------------------------------------------------------------------
     def finish(self, verdict, message):
@@ -432,6 +434,23 @@ class Evaluation:
         torch.cuda.ipc_collect()
         torch.cuda.empty_cache()
 
+    def _end_stage(self, name):
+        """The judge's peak reserved GPU memory over the stage that ends here (the
+        allocator's peak counter starts again for the next one)."""
+        index = torch_device_index(getattr(self, "device", "cpu"))
+        if index is None:
+            return
+        import torch
+
+        peak = int(torch.cuda.max_memory_reserved(index))
+        self.stage_peaks[name] = max(self.stage_peaks.get(name, 0), peak)
+        torch.cuda.reset_peak_memory_stats(index)
+
+    def _begin_stage(self, name):
+        if self.stage is not None:
+            self._end_stage(self.stage)
+        self.stage = name
+
     def _note_worker_memory(self, reply):
         peak = reply.get("gpu_peak_bytes") if isinstance(reply, dict) else None
         if type(peak) is int and peak >= 0:
@@ -445,8 +464,12 @@ class Evaluation:
             return
         import torch
 
+        if self.stage is None and not self.stage_peaks:
+            self.stage = "setup"  # it stopped before the reference was built
+        self._begin_stage(None)
         self.result["gpu_memory"] = {
-            "judge_peak_reserved_bytes": int(torch.cuda.max_memory_reserved(index)),
+            "judge_peak_reserved_bytes": max(self.stage_peaks.values()),
+            "judge_stage_peak_reserved_bytes": dict(self.stage_peaks),
             "worker_peak_reserved_bytes": self.worker_peak_bytes,
             "device_total_bytes": int(torch.cuda.get_device_properties(index).total_memory),
             "released_between_stages": self.large,
@@ -493,6 +516,7 @@ class Evaluation:
             return self.finish(verdict, "static check: %s at line %d: %s" % (first.rule, first.line, first.message))
 
         # 2. reference (trusted) -------------------------------------------
+        self._begin_stage("setup")
         try:
             self.task = taskload.load_task(req["task_path"])
         except taskload.TaskError as e:
@@ -671,6 +695,7 @@ class Evaluation:
             return self.finish("built", "candidate built (%s) and constructed" % self.result["build"]["status"])
 
         # 4. correctness ------------------------------------------------------
+        self._begin_stage("correctness")
         trials = []
         strict = req["strict_check"] is True
         self.result["correctness"] = {"passed": False, "trials": trials, "atol": req["atol"], "rtol": req["rtol"],
@@ -747,6 +772,7 @@ class Evaluation:
         self.result["correctness"]["passed"] = True
 
         # 5. timing --------------------------------------------------------------
+        self._begin_stage("candidate_timing")
         expected = got = None
         self._release_memory()
         sets = self._timing_sets()
@@ -817,9 +843,11 @@ class Evaluation:
 
         eager = None
         if req["baseline"].get("eager", True):
+            self._begin_stage("eager_timing")
             eager = self._time_reference(self.ref_model, sets)
         compiled = None
         if req["baseline"].get("compile"):
+            self._begin_stage("compile_timing")
             compiled = self._time_compiled(sets)
         self._check_wall_clock(samples, wall_ms, eager)
         self.result["timing"] = {"candidate": cand, "eager": eager, "compile": compiled,

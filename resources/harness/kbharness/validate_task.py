@@ -29,34 +29,75 @@ def _tensors(value):
 WEAK_OUTPUT_FLAGS = ("below-tolerance", "mostly-below-tolerance", "near-constant")
 
 
+# Elements looked at once: a 6 GB reference output is checked in float64 chunks of
+# CHUNK * 8 bytes on its own device, never widened whole.
+CHUNK = 1 << 24
+
+
+def _float64_chunks(t):
+    """t (floating point) flattened, in float64 chunks with NaN/Inf replaced as
+    ``torch.nan_to_num`` does; yields (chunk, had_nonfinite)."""
+    import torch
+
+    flat = t.detach().reshape(-1)
+    for a in range(0, flat.numel(), CHUNK):
+        c = flat[a:a + CHUNK].to(torch.float64)
+        bad = not bool(torch.isfinite(c).all())
+        yield (torch.nan_to_num(c) if bad else c), bad
+
+
 def weakness_flags(tensors, atol, rtol):
     """Flags for reference outputs that a degenerate answer could match.
 
     Returns (flags, max_abs_output) where flags is a list of (flag, message)
-    among WEAK_OUTPUT_FLAGS and non-finite-output.
+    among WEAK_OUTPUT_FLAGS and non-finite-output.  Each test is the
+    whole-tensor one in float64 (NaN/Inf replaced as ``nan_to_num`` does):
+    below-tolerance is ``allclose(zeros, t)``, near-constant is
+    ``allclose(full(mean(t)), t)``; they are evaluated chunk by chunk.
     """
     import torch
 
     flags = []
-    floats = [t.detach().to(torch.float64) for t in _tensors(tensors)
-              if t.is_floating_point() and t.numel() > 0]
-    if any(not bool(torch.isfinite(t).all()) for t in floats):
-        flags.append(("non-finite-output", "the reference output contains NaN or Inf"))
-    finite = [torch.nan_to_num(t) for t in floats]
-    if not finite:
+    floats = [t for t in _tensors(tensors) if t.is_floating_point() and t.numel() > 0]
+    if not floats:
         return flags, None
-    max_mag = max(float(t.abs().max()) for t in finite)
-    if all(torch.allclose(torch.zeros_like(t), t, atol=atol, rtol=rtol) for t in finite):
+    nonfinite = False
+    max_mag = 0.0
+    all_zero_like = True
+    small = total = 0
+    means = []
+    for t in floats:
+        s = 0.0
+        for c, bad in _float64_chunks(t):
+            nonfinite = nonfinite or bad
+            mag = c.abs()
+            max_mag = max(max_mag, float(mag.max()))
+            # allclose(0, c): |0 - c| <= atol + rtol * |c|
+            if all_zero_like and not bool((mag <= atol + rtol * mag).all()):
+                all_zero_like = False
+            small += int((mag <= atol).sum())
+            s += float(c.sum())
+        total += t.numel()
+        means.append(s / t.numel())
+    if nonfinite:
+        flags.append(("non-finite-output", "the reference output contains NaN or Inf"))
+    if all_zero_like:
         flags.append(("below-tolerance", "max |output| = %.3g is within atol=%g of zero: an all-zeros output "
                                          "passes" % (max_mag, atol)))
-    elif all(torch.allclose(torch.full_like(t, float(t.mean())), t, atol=atol, rtol=rtol) for t in finite):
+        return flags, max_mag
+    constant = True
+    for t, m in zip(floats, means):
+        for c, _ in _float64_chunks(t):
+            if not bool(((m - c).abs() <= atol + rtol * c.abs()).all()):
+                constant = False
+                break
+        if not constant:
+            break
+    if constant:
         flags.append(("near-constant", "the output is constant within tolerance: a constant output passes"))
-    else:
-        total = sum(t.numel() for t in finite)
-        small = sum(int((t.abs() <= atol).sum()) for t in finite)
-        if total and small >= 0.95 * total:
-            flags.append(("mostly-below-tolerance", "%.1f%% of the output elements are within atol=%g of zero"
-                          % (100.0 * small / total, atol)))
+    elif small >= 0.95 * total:
+        flags.append(("mostly-below-tolerance", "%.1f%% of the output elements are within atol=%g of zero"
+                      % (100.0 * small / total, atol)))
     return flags, max_mag
 
 
