@@ -37,7 +37,7 @@ sampler=$!
       ;;
     *)
       step "harness CUDA unit tests"
-      (cd tests/harness && PYTHONPATH=../../resources/harness timeout 150 python3 -m unittest -v test_evaluate.CudaTests 2>&1 | tail -8)
+      (cd tests/harness && PYTHONPATH=../../resources/harness timeout 300 python3 -m unittest -v test_evaluate.CudaTests 2>&1 | tail -8)
       step "throughput, default transport (auto: CUDA IPC on a GPU): cold then cached builds"
       timeout 400 python3 bench/gpu/throughput.py --kb-root "$KB" --jobs 3 --out /tmp/tp \
           --json "$OUT/throughput_auto.json"

@@ -209,6 +209,56 @@ class CudaTests(_Base):
     def test_cuda_wrong_and_cheat(self):
         self.assertVerdict(self.run_eval("fx_cheat.py", device="cuda"), "rejected")
 
+    def _gpu_memory_rise_mib(self, fn):
+        """Runs fn() while nvidia-smi samples the GPU's memory in use; returns (fn's value,
+        the largest rise over the level before, in MiB)."""
+        import subprocess
+        import threading
+
+        def used():
+            out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits",
+                                  "-i", "0"], capture_output=True, text=True, timeout=30).stdout
+            return int(out.split()[0])
+
+        base = used()
+        peak = [base]
+        stop = threading.Event()
+
+        def sample():
+            while not stop.is_set():
+                peak[0] = max(peak[0], used())
+                stop.wait(0.05)
+
+        t = threading.Thread(target=sample)
+        t.start()
+        try:
+            value = fn()
+        finally:
+            stop.set()
+            t.join()
+        return value, peak[0] - base
+
+    def test_build_pool_never_touches_the_gpu(self):
+        """The build step of a GPU run (the build pool, running beside another candidate's
+        timing) makes no CUDA context and no allocation: its judge only reads the device's
+        properties, its worker sees no GPU. A candidate that allocates 1 GiB on the GPU when
+        imported is built there, its import left to the evaluation, where the allocation
+        shows (the sampler's positive control)."""
+        def build():
+            return lib.evaluate(lib.fixture("fx_cuda_import_alloc.py"), command="build", device="cuda")
+
+        (code, doc, proc), rise = self._gpu_memory_rise_mib(build)
+        self.assertEqual(code, 0, lib.describe(doc, proc))
+        self.assertEqual(doc["verdict"], "built", lib.describe(doc, proc))
+        self.assertIn(doc["build"]["status"], ("ok", "cached"))
+        self.assertIn("tries again on the GPU", doc["message"])
+        self.assertLess(rise, 256, "the build step used %d MiB of GPU memory" % rise)
+        doc, rise = self._gpu_memory_rise_mib(
+            lambda: self.run_eval("fx_cuda_import_alloc.py", device="cuda", timing_trials=10))
+        self.assertVerdict(doc, "correct")
+        self.assertEqual(doc["build"]["status"], "cached")  # the build pool's build, same cache key
+        self.assertGreater(rise, 1024, "the evaluation's 1 GiB allocation was not seen (%d MiB)" % rise)
+
     def test_large_task_memory_stays_bounded(self):
         """A 1.5 GiB input: judge and worker each hold a bounded number of copies of it
         (stale trial outputs and shared copies are dropped, cached memory is given back

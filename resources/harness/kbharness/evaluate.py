@@ -192,7 +192,7 @@ class WorkerHandle:
     """A candidate worker process with a private, framed channel."""
 
     def __init__(self, device, num_threads, workdir, sandbox=False, build_dir=None, memory_limit_mb=None,
-                 readable=()):
+                 readable=(), cuda_arch=None):
         self.workdir = workdir
         self.sandboxed = sandbox
         self._worker_pid = None
@@ -208,6 +208,14 @@ class WorkerHandle:
         env["PYTHONHASHSEED"] = "0"
         if device.startswith("cuda"):
             env.pop("CUDA_LAUNCH_BLOCKING", None)
+        else:
+            # a CPU worker (a CPU run, or the build pool of a GPU run) sees no GPU: what the
+            # candidate does while it is built never runs beside another candidate's timing
+            env["CUDA_VISIBLE_DEVICES"] = ""
+        if cuda_arch and not env.get("TORCH_CUDA_ARCH_LIST"):
+            # the GPU's architecture, named: the build needs no GPU to find it, and the build
+            # pool's and the evaluation's builds have the same cache key
+            env["TORCH_CUDA_ARCH_LIST"] = cuda_arch
         self.log = open(self.log_path, "wb")
         # Unbuffered, so what the candidate prints is in the log when the judge reads its tail.
         env["PYTHONUNBUFFERED"] = "1"
@@ -420,7 +428,8 @@ class Evaluation:
         try:
             self._run()
         finally:
-            self._record_memory()
+            if not self.build_only:
+                self._record_memory()
         self.result["harness_seconds"] = round(time.perf_counter() - self.started, 4)
         return _finite(self.result)
 
@@ -485,9 +494,15 @@ class Evaluation:
         # per-core comparison; the request can ask for more.
         self.num_threads = req["num_threads"] or (envinfo.available_cpus() if req["device"] == "cuda" else 1)
         torch.set_num_threads(self.num_threads)
+        self.cuda_arch = None
         if self.device.startswith("cuda"):
             if not torch.cuda.is_available():
                 raise TaskFailure("device 'cuda' requested but torch.cuda is not available")
+            # the device's properties, without a context on it
+            self.cuda_arch = "%d.%d" % torch.cuda.get_device_capability(req["gpu_index"])
+        if self.device.startswith("cuda") and not self.build_only:
+            # The build pool (build_only) never touches the GPU: no context, no allocation, its
+            # worker sees no GPU. Evaluations own it, one at a time.
             torch.cuda.set_device(torch.device(self.device))
             torch.backends.cuda.matmul.allow_tf32 = req["allow_tf32"]
             torch.backends.cudnn.allow_tf32 = req["allow_tf32"]
@@ -525,12 +540,16 @@ class Evaluation:
         try:
             torch.manual_seed(init_seed)
             init_inputs = taskload.as_list(self.task.get_init_inputs(), "get_init_inputs")
-            torch.manual_seed(init_seed)
-            ref = self.task.Model(*init_inputs)
-            ref = ref.to(self.device).eval()
         except Exception as e:
-            raise TaskFailure("reference Model could not be constructed: %s: %s" % (type(e).__name__, e))
-        self.ref_model = ref
+            raise TaskFailure("get_init_inputs() raised %s: %s" % (type(e).__name__, e))
+        if not (self.build_only and self.device.startswith("cuda")):
+            try:
+                torch.manual_seed(init_seed)
+                ref = self.task.Model(*init_inputs)
+                ref = ref.to(self.device).eval()
+            except Exception as e:
+                raise TaskFailure("reference Model could not be constructed: %s: %s" % (type(e).__name__, e))
+            self.ref_model = ref
 
         # 3. worker: build + construct --------------------------------------
         build_dir = req["build_dir"] or os.path.join(tempfile.gettempdir(), "kbharness-build-cache")
@@ -561,16 +580,22 @@ class Evaluation:
         os.chmod(workdir, 0o700)
         worker = None
         try:
-            worker = WorkerHandle(self.device, self.num_threads, workdir, sandbox=use_sandbox,
+            worker = WorkerHandle(self.worker_device(), self.num_threads, workdir, sandbox=use_sandbox,
                                   build_dir=build_dir, memory_limit_mb=req["memory_limit_mb"],
                                   readable=[req["candidate_path"] if os.path.isdir(req["candidate_path"])
-                                            else os.path.dirname(req["candidate_path"])])
+                                            else os.path.dirname(req["candidate_path"])],
+                                  cuda_arch=self.cuda_arch)
             return self._with_worker(worker, init_inputs, init_seed, build_dir)
         finally:
             if worker is not None:
                 worker.close()
                 self.result["worker_log_tail"] = worker.log_tail()
             shutil.rmtree(workdir, ignore_errors=True)
+
+    def worker_device(self):
+        """Where the worker runs: the build pool's worker of a GPU run builds CUDA code on
+        the CPU, with no GPU in sight."""
+        return "cpu" if self.build_only else self.device
 
     def _inputs(self, seed):
         import torch
@@ -645,7 +670,7 @@ class Evaluation:
         self.base_os_threads = None
         self._native_thread_flagged = False
         try:
-            reply, _ = worker.call({"cmd": "prepare", "device": self.device, "num_threads": self.num_threads,
+            reply, _ = worker.call({"cmd": "prepare", "device": self.worker_device(), "num_threads": self.num_threads,
                                     "allow_tf32": req["allow_tf32"], "cuda_ipc": self.ipc}, b"", 300.0, "worker start")
         except WorkerFailure as e:
             return self.finish(e.kind if e.kind == "timeout" else "runtime_error", e.message)
@@ -654,9 +679,11 @@ class Evaluation:
         self.base_py_threads = reply.get("py_threads")
         self.base_os_threads = worker.os_threads()
         desc, data = codec.encode(init_inputs)
-        header = {"cmd": "load", "candidate_path": req["candidate_path"], "device": self.device,
+        header = {"cmd": "load", "candidate_path": req["candidate_path"], "device": self.worker_device(),
                   "init_seed": init_seed, "num_threads": self.num_threads, "build_dir": build_dir,
-                  "allow_tf32": req["allow_tf32"], "init": desc}
+                  "allow_tf32": req["allow_tf32"], "init": desc,
+                  "build_for": ("cuda-sm%s" % self.cuda_arch.replace(".", "")) if self.cuda_arch else "cpu",
+                  "build_only": self.build_only}
         try:
             reply, _ = worker.call(header, data, req["build_timeout_seconds"], "build and construction")
         except WorkerFailure as e:
@@ -692,6 +719,11 @@ class Evaluation:
         if self._check_threads(worker, reply, "importing and constructing ModelNew"):
             return self.result["verdict"]
         if self.build_only:
+            deferred = reply.get("deferred")
+            if isinstance(deferred, str) and deferred:
+                return self.finish("built", "candidate built (%s); %s, without a GPU, raised %s: the evaluation "
+                                            "tries again on the GPU" % (self.result["build"]["status"],
+                                                                        reply.get("stage", "import"), deferred[:300]))
             return self.finish("built", "candidate built (%s) and constructed" % self.result["build"]["status"])
 
         # 4. correctness ------------------------------------------------------

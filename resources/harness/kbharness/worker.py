@@ -22,6 +22,7 @@ import argparse
 import faulthandler
 import importlib.util
 import os
+import re
 import sys
 import time
 import threading
@@ -147,17 +148,25 @@ class Worker:
         import torch
 
         self._setup(header)
-        cache_device = "cpu"
-        if self.device.startswith("cuda"):
-            cache_device = "cuda-sm%d%d" % torch.cuda.get_device_capability(torch.device(self.device))
-        buildcache.install(header["build_dir"], cache_device)
+        # What the code is built for: named by the judge (the build pool's worker of a GPU run
+        # sees no GPU and builds for the one the evaluation will use).
+        build_for = header.get("build_for")
+        if not isinstance(build_for, str) or not re.match(r"^(cpu|cuda-sm[0-9]+)$", build_for):
+            build_for = "cpu"
+            if self.device.startswith("cuda"):
+                build_for = "cuda-sm%d%d" % torch.cuda.get_device_capability(torch.device(self.device))
+        build_only = header.get("build_only") is True
+        # building for a GPU this process can't see: an import or construction that needs the
+        # GPU is left to the evaluation (only a failed build or an invalid file is final here)
+        gpu_elsewhere = build_for.startswith("cuda") and not self.device.startswith("cuda")
+        buildcache.install(header["build_dir"], build_for)
         path = header["candidate_path"]
         stage = "import"
         try:
             init_inputs = codec.decode(header["init"], payload)
             if os.path.isdir(path):
                 stage = "build"
-                sys.modules[WORKSPACE_EXTENSION] = _build_workspace(path, self.device)
+                sys.modules[WORKSPACE_EXTENSION] = _build_workspace(path, build_for)
                 stage = "import"
                 path = os.path.join(path, "model_new.py")
             spec = importlib.util.spec_from_file_location("kbstudio_candidate", path)
@@ -172,11 +181,14 @@ class Worker:
             stage = "construct"
             torch.manual_seed(int(header["init_seed"]))
             model = cls(*init_inputs)
-            if hasattr(model, "to"):
-                model = model.to(self.device)
-            if hasattr(model, "eval"):
-                model.eval()
-            self.model = model
+            if build_only:
+                del model  # built and constructed; the evaluation makes its own
+            else:
+                if hasattr(model, "to"):
+                    model = model.to(self.device)
+                if hasattr(model, "eval"):
+                    model.eval()
+                self.model = model
         except SyntaxError as e:
             self.reply({"ok": False, "stage": "invalid", "error": _summary(e),
                         "traceback": traceback.format_exc()[-8000:], "build": buildcache.summary()})
@@ -185,6 +197,9 @@ class Worker:
             build = buildcache.summary()
             if build["status"] == "failed":
                 stage = "build"
+            elif build_only and gpu_elsewhere and stage != "build" and isinstance(e, Exception):
+                self.reply({"ok": True, "stage": stage, "deferred": _summary(e), "build": build})
+                return
             self.reply({"ok": False, "stage": stage, "error": _summary(e),
                         "traceback": traceback.format_exc()[-8000:], "build": build})
             return
