@@ -244,17 +244,32 @@ class CudaTests(_Base):
         properties, its worker sees no GPU. A candidate that allocates 1 GiB on the GPU when
         imported is built there, its import left to the evaluation, where the allocation
         shows (the sampler's positive control)."""
-        def build():
-            return lib.evaluate(lib.fixture("fx_cuda_import_alloc.py"), command="build", device="cuda")
+        import tempfile
 
-        (code, doc, proc), rise = self._gpu_memory_rise_mib(build)
-        self.assertEqual(code, 0, lib.describe(doc, proc))
-        self.assertEqual(doc["verdict"], "built", lib.describe(doc, proc))
-        self.assertIn(doc["build"]["status"], ("ok", "cached"))
-        self.assertIn("tries again on the GPU", doc["message"])
-        self.assertLess(rise, 256, "the build step used %d MiB of GPU memory" % rise)
-        doc, rise = self._gpu_memory_rise_mib(
-            lambda: self.run_eval("fx_cuda_import_alloc.py", device="cuda", timing_trials=10))
+        # the correct CUDA ReLU candidate, with its own extension name and a 1 GiB buffer
+        # allocated on the GPU when the module is imported
+        with open(lib.fixture("fx_cuda_relu.py")) as f:
+            source = f.read()
+        source = source.replace('name="kbharness_test_cuda_relu"', 'name="kbharness_test_cuda_import_alloc"')
+        source = source.replace("class ModelNew(", '_scratch = torch.empty(1 << 28, dtype=torch.float32, '
+                                                   'device="cuda")\n\n\nclass ModelNew(')
+        self.assertIn("_scratch", source)
+        with tempfile.TemporaryDirectory(prefix="kbharness-test-") as tmp:
+            candidate = os.path.join(tmp, "fx_cuda_import_alloc.py")
+            with open(candidate, "w") as f:
+                f.write(source)
+
+            (code, doc, proc), rise = self._gpu_memory_rise_mib(
+                lambda: lib.evaluate(candidate, command="build", device="cuda"))
+            self.assertEqual(code, 0, lib.describe(doc, proc))
+            self.assertEqual(doc["verdict"], "built", lib.describe(doc, proc))
+            self.assertIn(doc["build"]["status"], ("ok", "cached"))
+            self.assertIn("tries again on the GPU", doc["message"])
+            self.assertLess(rise, 256, "the build step used %d MiB of GPU memory" % rise)
+            (code, doc, proc), rise = self._gpu_memory_rise_mib(
+                lambda: lib.evaluate(candidate, device="cuda", timing_trials=10))
+            self.assertEqual(code, 0, lib.describe(doc, proc))
+            self.assertEqual(lib.schema_errors(doc, self.schema), [], lib.describe(doc, proc))
         self.assertVerdict(doc, "correct")
         self.assertEqual(doc["build"]["status"], "cached")  # the build pool's build, same cache key
         self.assertGreater(rise, 1024, "the evaluation's 1 GiB allocation was not seen (%d MiB)" % rise)

@@ -500,12 +500,12 @@ class Evaluation:
                 raise TaskFailure("device 'cuda' requested but torch.cuda is not available")
             # the device's properties, without a context on it
             self.cuda_arch = "%d.%d" % torch.cuda.get_device_capability(req["gpu_index"])
-        if self.device.startswith("cuda") and not self.build_only:
-            # The build pool (build_only) never touches the GPU: no context, no allocation, its
-            # worker sees no GPU. Evaluations own it, one at a time.
-            torch.cuda.set_device(torch.device(self.device))
-            torch.backends.cuda.matmul.allow_tf32 = req["allow_tf32"]
-            torch.backends.cudnn.allow_tf32 = req["allow_tf32"]
+            if not self.build_only:
+                # The build pool (build_only) never touches the GPU: no context, no allocation,
+                # its worker sees no GPU. Evaluations own it, one at a time.
+                torch.cuda.set_device(torch.device(self.device))
+                torch.backends.cuda.matmul.allow_tf32 = req["allow_tf32"]
+                torch.backends.cudnn.allow_tf32 = req["allow_tf32"]
         if hasattr(torch, "set_float32_matmul_precision"):
             torch.set_float32_matmul_precision("high" if req["allow_tf32"] else "highest")
         self.result["environment"] = envinfo.describe(self.device, self.num_threads, req["allow_tf32"])

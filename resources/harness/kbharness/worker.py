@@ -22,7 +22,6 @@ import argparse
 import faulthandler
 import importlib.util
 import os
-import re
 import sys
 import time
 import threading
@@ -148,17 +147,13 @@ class Worker:
         import torch
 
         self._setup(header)
-        # What the code is built for: named by the judge (the build pool's worker of a GPU run
-        # sees no GPU and builds for the one the evaluation will use).
-        build_for = header.get("build_for")
-        if not isinstance(build_for, str) or not re.match(r"^(cpu|cuda-sm[0-9]+)$", build_for):
-            build_for = "cpu"
-            if self.device.startswith("cuda"):
-                build_for = "cuda-sm%d%d" % torch.cuda.get_device_capability(torch.device(self.device))
+        # What the code is built for ("cpu" or "cuda-smXY"), named by the judge: the build
+        # pool's worker of a GPU run sees no GPU and builds for the one the evaluation uses.
+        build_for = header["build_for"]
         build_only = header.get("build_only") is True
-        # building for a GPU this process can't see: an import or construction that needs the
-        # GPU is left to the evaluation (only a failed build or an invalid file is final here)
-        gpu_elsewhere = build_for.startswith("cuda") and not self.device.startswith("cuda")
+        # an import or construction that needs the GPU this build step can't see is left to
+        # the evaluation (only a failed build or an invalid file is final here)
+        defer_gpu_errors = build_only and build_for.startswith("cuda")
         buildcache.install(header["build_dir"], build_for)
         path = header["candidate_path"]
         stage = "import"
@@ -197,7 +192,7 @@ class Worker:
             build = buildcache.summary()
             if build["status"] == "failed":
                 stage = "build"
-            elif build_only and gpu_elsewhere and stage != "build" and isinstance(e, Exception):
+            elif defer_gpu_errors and stage != "build" and isinstance(e, Exception):
                 self.reply({"ok": True, "stage": stage, "deferred": _summary(e), "build": build})
                 return
             self.reply({"ok": False, "stage": stage, "error": _summary(e),
