@@ -1,5 +1,7 @@
 #include "catalogrepository.h"
 
+#include <set>
+
 namespace kb::db {
 namespace {
 
@@ -33,11 +35,13 @@ TaskRow readTask(const Statement& q)
     t.source = q.text(5);
     t.sourceHash = q.text(6);
     t.metadataJson = q.text(7);
+    t.version = q.int32(8);
+    t.current = q.int64(9) != 0;
     return t;
 }
 
 constexpr const char* kTaskSelect = "SELECT id, suite_id, task_key, name, level, source, "
-                                    "source_hash, metadata_json FROM tasks ";
+                                    "source_hash, metadata_json, version, current FROM tasks ";
 
 } // namespace
 
@@ -105,6 +109,18 @@ std::optional<ModelRow> CatalogRepository::model(Id modelId)
 
 Id CatalogRepository::upsertSuite(const SuiteRow& s)
 {
+    if (s.name.rfind(kBuiltinSuitePrefix, 0) == 0) {
+        throw Error("suite names starting with '" + std::string(kBuiltinSuitePrefix)
+                    + "' are reserved for the suites shipped with KernelBench Studio; choose "
+                      "another name");
+    }
+    Statement builtin(m_conn, "SELECT builtin FROM suites WHERE name = ?");
+    builtin.bind(1, s.name);
+    if (builtin.step() && builtin.int64(0) != 0) {
+        throw Error("'" + s.name
+                    + "' is the name of a suite shipped with KernelBench Studio; give yours "
+                      "another name (suite import DIR --name NAME); nothing was imported");
+    }
     Statement q(m_conn, "INSERT INTO suites(name, description, source) VALUES (?,?,?) "
                         "ON CONFLICT(name) DO UPDATE SET description=excluded.description, "
                         "source=excluded.source RETURNING id");
@@ -113,25 +129,117 @@ Id CatalogRepository::upsertSuite(const SuiteRow& s)
     return q.int64(0);
 }
 
+SuiteRow CatalogRepository::upsertBuiltinSuite(const SuiteRow& s)
+{
+    const std::string reserved = kBuiltinSuitePrefix + s.name;
+    Statement existing(m_conn, "SELECT name FROM suites WHERE builtin = 1 AND name IN (?1, ?2) "
+                               "ORDER BY name = ?1 DESC LIMIT 1");
+    existing.bind(1, s.name).bind(2, reserved);
+    std::string name;
+    if (existing.step()) {
+        name = existing.text(0);
+    } else {
+        // A user's suite of the same name keeps its name; the built-in one takes the reserved.
+        Statement taken(m_conn, "SELECT count(*) FROM suites WHERE name = ?");
+        taken.bind(1, s.name);
+        taken.step();
+        name = taken.int64(0) == 0 ? s.name : reserved;
+    }
+    Statement q(m_conn, "INSERT INTO suites(name, description, source, builtin) VALUES (?,?,?,1) "
+                        "ON CONFLICT(name) DO UPDATE SET description=excluded.description, "
+                        "source=excluded.source WHERE builtin = 1 RETURNING id");
+    q.bind(1, name).bind(2, s.description).bind(3, s.source);
+    if (!q.step())
+        throw Error("cannot store the built-in suite '" + s.name + "': its name is taken");
+    return SuiteRow{q.int64(0), name, s.description, s.source};
+}
+
+bool CatalogRepository::isBuiltinSuite(Id suiteId)
+{
+    Statement q(m_conn, "SELECT builtin FROM suites WHERE id = ?");
+    q.bind(1, suiteId);
+    return q.step() && q.int64(0) != 0;
+}
+
 std::vector<Id> CatalogRepository::upsertTasks(Id suiteId, const std::vector<TaskRow>& tasks)
 {
-    Transaction tx(m_conn);
-    Statement q(m_conn, "INSERT INTO tasks(suite_id, task_key, name, level, source, source_hash, "
-                        "metadata_json) VALUES (?,?,?,?,?,?,?) "
-                        "ON CONFLICT(suite_id, task_key) DO UPDATE SET name=excluded.name, "
-                        "level=excluded.level, source=excluded.source, "
-                        "source_hash=excluded.source_hash, metadata_json=excluded.metadata_json "
-                        "RETURNING id");
-    std::vector<Id> ids;
+    return importTasks(suiteId, tasks).ids;
+}
+
+TaskImport CatalogRepository::importTasks(Id suiteId, const std::vector<TaskRow>& tasks)
+{
+    std::set<std::string> keys;
     for (const auto& t : tasks) {
-        q.bind(1, suiteId).bind(2, t.key).bind(3, t.name).bind(4, t.level).bind(5, t.source);
-        q.bind(6, t.sourceHash).bind(7, t.metadataJson);
-        q.step();
-        ids.push_back(q.int64(0));
-        q.reset();
+        if (!keys.insert(t.key).second) {
+            throw Error("task id '" + t.key
+                        + "' appears twice in the suite; every task needs its own id (nothing was "
+                          "imported)");
+        }
+    }
+    Transaction tx(m_conn);
+    Statement current(m_conn, "SELECT id, name, level, source, source_hash, "
+                              "EXISTS (SELECT 1 FROM attempts WHERE task_id = tasks.id) "
+                              "FROM tasks WHERE suite_id = ? AND task_key = ? AND current = 1");
+    Statement insert(m_conn, "INSERT INTO tasks(suite_id, task_key, name, level, source, "
+                             "source_hash, metadata_json, version, current) VALUES (?1,?2,?3,?4,?5,?6,?7,"
+                             "(SELECT coalesce(max(version), 0) + 1 FROM tasks WHERE suite_id = ?1 "
+                             "AND task_key = ?2), 1)");
+    Statement retire(m_conn, "UPDATE tasks SET current = 0 WHERE id = ?");
+    Statement rewrite(m_conn, "UPDATE tasks SET name = ?, level = ?, source = ?, source_hash = ?, "
+                              "metadata_json = ? WHERE id = ?");
+    Statement forget(m_conn, "DELETE FROM task_validations WHERE task_id = ?");
+    Statement describe(m_conn, "UPDATE tasks SET metadata_json = ? WHERE id = ?");
+    TaskImport out;
+    for (const auto& t : tasks) {
+        current.bind(1, suiteId).bind(2, t.key);
+        std::optional<Id> existing;
+        bool same = false;
+        bool used = false;
+        if (current.step()) {
+            existing = current.int64(0);
+            same = current.text(1) == t.name && current.int32(2) == t.level
+                   && current.text(3) == t.source && current.text(4) == t.sourceHash;
+            used = current.int64(5) != 0;
+        }
+        current.reset();
+        if (existing && same) {
+            // Only the description (file, ops) may differ: what was evaluated stays as it was.
+            describe.bind(1, t.metadataJson).bind(2, *existing).exec();
+            out.ids.push_back(*existing);
+            ++out.unchanged;
+            continue;
+        }
+        if (existing && !used) {
+            rewrite.bind(1, t.name).bind(2, t.level).bind(3, t.source).bind(4, t.sourceHash);
+            rewrite.bind(5, t.metadataJson).bind(6, *existing).exec();
+            forget.bind(1, *existing).exec(); // validated against the old source
+            out.ids.push_back(*existing);
+            ++out.updated;
+            continue;
+        }
+        if (existing) {
+            // A run evaluated this version: it stays, and new runs take the new one.
+            retire.bind(1, *existing).exec();
+            ++out.versioned;
+        } else {
+            ++out.added;
+        }
+        insert.bind(1, suiteId).bind(2, t.key).bind(3, t.name).bind(4, t.level).bind(5, t.source);
+        insert.bind(6, t.sourceHash).bind(7, t.metadataJson).exec();
+        out.ids.push_back(m_conn.lastInsertId());
     }
     tx.commit();
-    return ids;
+    return out;
+}
+
+std::vector<TaskRow> CatalogRepository::taskVersions(Id suiteId, const std::string& key)
+{
+    Statement q(m_conn, std::string(kTaskSelect) + "WHERE suite_id = ? AND task_key = ? ORDER BY version");
+    q.bind(1, suiteId).bind(2, key);
+    std::vector<TaskRow> out;
+    while (q.step())
+        out.push_back(readTask(q));
+    return out;
 }
 
 std::vector<SuiteRow> CatalogRepository::suites()
@@ -154,7 +262,7 @@ std::optional<SuiteRow> CatalogRepository::suiteByName(const std::string& name)
 
 std::vector<TaskRow> CatalogRepository::tasks(Id suiteId)
 {
-    Statement q(m_conn, std::string(kTaskSelect) + "WHERE suite_id = ? ORDER BY level, task_key");
+    Statement q(m_conn, std::string(kTaskSelect) + "WHERE suite_id = ? AND current = 1 ORDER BY level, task_key");
     q.bind(1, suiteId);
     std::vector<TaskRow> out;
     while (q.step())

@@ -9,6 +9,9 @@
 
 namespace kb::db {
 
+// The prefix of the names that only built-in suites may take.
+inline constexpr const char* kBuiltinSuitePrefix = "builtin:";
+
 class CatalogRepository {
 public:
     explicit CatalogRepository(Connection& conn)
@@ -24,12 +27,24 @@ public:
     std::optional<ModelRow> modelByName(const std::string& name);
     std::optional<ModelRow> model(Id modelId);
 
+    // A user's suite, by name. Throws Error when the name is a built-in suite's or reserved.
     Id upsertSuite(const SuiteRow& suite);
-    // Inserts or updates every task of a suite in one transaction.
+    // A suite shipped with the program. It never takes over a user's suite: when a user's suite
+    // has its name, the built-in one is stored as "builtin:NAME". Returns the row as stored.
+    SuiteRow upsertBuiltinSuite(const SuiteRow& suite);
+    bool isBuiltinSuite(Id suiteId);
+    // Stores every task of a suite in one transaction and returns the ids of their current
+    // versions. A task whose name, level or source changed gets a new version when some attempt
+    // used the old one (which stays, for the runs that evaluated it), else it is updated in place.
+    // Throws Error, storing nothing, when two tasks share an id or a row is invalid.
+    TaskImport importTasks(Id suiteId, const std::vector<TaskRow>& tasks);
     std::vector<Id> upsertTasks(Id suiteId, const std::vector<TaskRow>& tasks);
     std::vector<SuiteRow> suites();
     std::optional<SuiteRow> suiteByName(const std::string& name);
+    // The current version of every task of the suite.
     std::vector<TaskRow> tasks(Id suiteId);
+    // Every version of one task, oldest first.
+    std::vector<TaskRow> taskVersions(Id suiteId, const std::string& key);
     std::optional<TaskRow> task(Id taskId);
 
     // Task validation results, one per (task, device); storing replaces the previous one.

@@ -12,8 +12,10 @@ namespace kb::db {
 class Database {
 public:
     enum class Access { ReadWrite, ReadOnly };
-    // Opens or creates the file and brings its schema up to date.
-    // Throws Error with a readable message (unreadable path, not a database, schema too new).
+    // Opens or creates the file and brings its schema up to date. For writing, the file is
+    // checked first (PRAGMA quick_check) and, once upgraded, for every table of the schema.
+    // Throws Error with a readable message (unreadable path, not a database, schema too new);
+    // DamagedDatabaseError, with how to recover, when the file is damaged.
     explicit Database(const std::string& path, Access access = Access::ReadWrite);
 
     Connection& connection() { return *m_conn; }

@@ -47,6 +47,17 @@ struct TaskRow {
     std::string source;
     std::string sourceHash;
     std::string metadataJson = "{}";
+    int version = 1;      // read-only: 1, 2, ... per (suite, key), set when stored
+    bool current = true;  // read-only: the version new runs take
+};
+
+// What storing a suite's tasks did.
+struct TaskImport {
+    std::vector<Id> ids; // the current version of each task, in the order given
+    int added = 0;       // new task ids
+    int updated = 0;     // changed in place (no attempt had used them)
+    int versioned = 0;   // changed after a run used them: a new version, the old one kept
+    int unchanged = 0;
 };
 
 struct RunRow {

@@ -118,6 +118,27 @@ void RunRepository::setRunStatus(Id runId, const std::string& status, const std:
                 "finished_at = CASE WHEN ?1 IN ('finished','failed','cancelled') "
                 "  THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE NULL END "
                 "WHERE id = ?3");
+    if (status == "finished") {
+        // A run is finished when each of its attempts has ended; one still queued or half-way
+        // (e.g. unreadable from a damaged file) means the engine stopped early, not that it is done.
+        Statement open(m_conn, "SELECT count(*), coalesce(sum(status = 'queued'), 0) FROM attempts "
+                               "WHERE run_id = ? AND status IN ('queued','generating','building','evaluating')");
+        open.bind(1, runId);
+        open.step();
+        if (open.int64(0) > 0) {
+            throw RunNotFinishedError("run " + std::to_string(runId) + " cannot be marked finished: "
+                                      + std::to_string(open.int64(0)) + " of its attempts ("
+                                      + std::to_string(open.int64(1))
+                                      + " queued) were not evaluated; it stays resumable");
+        }
+        Statement any(m_conn, "SELECT count(*) FROM attempts WHERE run_id = ?");
+        any.bind(1, runId);
+        any.step();
+        if (any.int64(0) == 0) {
+            throw RunNotFinishedError("run " + std::to_string(runId)
+                                      + " cannot be marked finished: it has no attempt at all");
+        }
+    }
     q.bind(1, status).bind(2, message).bind(3, runId).exec();
     if (m_conn.changes() != 1)
         throw Error("no run with id " + std::to_string(runId));

@@ -371,6 +371,46 @@ CREATE INDEX evaluations_candidate ON evaluations(candidate_id);
 CREATE INDEX engines_run ON engines(run_id);
 )SQL",
     taskSummariesMigration(),
+    // 5: task versions and built-in suites. A task row is never rewritten once a run has used
+    //    it: a re-import with another source adds a version and marks it current, and the runs
+    //    keep the version they evaluated. (suite_id, task_key) is unique among current versions
+    //    only, so the table is rebuilt (foreign keys are off during an upgrade). A built-in suite
+    //    (the shipped sample) is marked apart so that it never takes over a user's suite; suites
+    //    is rebuilt too rather than altered, so that the step can be applied again to its own
+    //    result.
+    R"SQL(
+CREATE TABLE tasks_v5 (
+    id            INTEGER PRIMARY KEY,
+    suite_id      INTEGER NOT NULL REFERENCES suites(id) ON DELETE CASCADE,
+    task_key      TEXT NOT NULL,                 -- stable id inside the suite
+    name          TEXT NOT NULL,
+    level         INTEGER NOT NULL CHECK (level BETWEEN 1 AND 4),
+    source        TEXT NOT NULL,
+    source_hash   TEXT NOT NULL,                 -- sha256 of source
+    metadata_json TEXT NOT NULL DEFAULT '{}',    -- ops, validation flags, ...
+    version       INTEGER NOT NULL DEFAULT 1,    -- 1, 2, ... per (suite, task_key)
+    current       INTEGER NOT NULL DEFAULT 1,    -- 1: the version a new run takes
+    UNIQUE (suite_id, task_key, version)
+);
+INSERT INTO tasks_v5(id, suite_id, task_key, name, level, source, source_hash, metadata_json)
+    SELECT id, suite_id, task_key, name, level, source, source_hash, metadata_json FROM tasks;
+DROP TABLE tasks;
+ALTER TABLE tasks_v5 RENAME TO tasks;
+CREATE INDEX tasks_hash ON tasks(source_hash);
+CREATE UNIQUE INDEX tasks_current ON tasks(suite_id, task_key) WHERE current = 1;
+CREATE TABLE suites_v5 (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    description TEXT NOT NULL DEFAULT '',
+    source      TEXT NOT NULL DEFAULT '',        -- where it was imported from
+    imported_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+    builtin     INTEGER NOT NULL DEFAULT 0       -- 1: shipped with the program
+);
+INSERT INTO suites_v5(id, name, description, source, imported_at)
+    SELECT id, name, description, source, imported_at FROM suites;
+DROP TABLE suites;
+ALTER TABLE suites_v5 RENAME TO suites;
+)SQL",
 };
 
 } // namespace
@@ -394,23 +434,57 @@ int storedSchemaVersion(Connection& conn)
 
 void migrate(Connection& conn)
 {
-    conn.exec("CREATE TABLE IF NOT EXISTS schema_version ("
-              " version INTEGER PRIMARY KEY,"
-              " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))");
-    const int stored = storedSchemaVersion(conn);
-    if (stored > currentSchemaVersion()) {
-        throw SchemaTooNewError("database '" + conn.path() + "' has schema version "
-                                + std::to_string(stored) + ", newer than this program's "
-                                + std::to_string(currentSchemaVersion())
-                                + "; open it with a newer KernelBench Studio (it was not changed)");
+    const auto tooNew = [&](int stored) {
+        return SchemaTooNewError("database '" + conn.path() + "' has schema version "
+                                 + std::to_string(stored) + ", newer than this program's "
+                                 + std::to_string(currentSchemaVersion())
+                                 + "; open it with a newer KernelBench Studio (it was not changed)");
+    };
+    const int seen = storedSchemaVersion(conn);
+    if (seen > currentSchemaVersion())
+        throw tooNew(seen);
+    if (seen == currentSchemaVersion())
+        return;
+    // Two processes may open a fresh or older database at once: the upgrade holds the write
+    // lock from its first read to its commit, and the version is read again under it, so the
+    // second one finds the work done instead of applying a migration twice. Foreign keys are
+    // off while tables are rebuilt (SQLite ignores the pragma inside a transaction) and are
+    // checked before the commit.
+    conn.exec("PRAGMA foreign_keys = OFF");
+    try {
+        conn.exec("BEGIN EXCLUSIVE");
+        try {
+            conn.exec("CREATE TABLE IF NOT EXISTS schema_version ("
+                      " version INTEGER PRIMARY KEY,"
+                      " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))");
+            const int stored = storedSchemaVersion(conn);
+            if (stored > currentSchemaVersion())
+                throw tooNew(stored);
+            for (int v = stored + 1; v <= currentSchemaVersion(); ++v) {
+                conn.exec(kMigrations[static_cast<size_t>(v - 1)]);
+                Statement ins(conn, "INSERT INTO schema_version(version) VALUES (?)");
+                ins.bind(1, v).exec();
+            }
+            Statement fk(conn, "PRAGMA foreign_key_check");
+            if (fk.step()) {
+                throw Error("upgrading database '" + conn.path() + "' left a row of table '"
+                            + fk.text(0) + "' pointing at a missing row of '" + fk.text(2)
+                            + "'; the upgrade was rolled back and the database left as it was");
+            }
+            conn.exec("COMMIT");
+        } catch (...) {
+            try {
+                conn.exec("ROLLBACK");
+            } catch (const Error&) {
+                // SQLite may already have rolled back (e.g. after an I/O error).
+            }
+            throw;
+        }
+    } catch (...) {
+        conn.exec("PRAGMA foreign_keys = ON");
+        throw;
     }
-    for (int v = stored + 1; v <= currentSchemaVersion(); ++v) {
-        Transaction tx(conn);
-        conn.exec(kMigrations[static_cast<size_t>(v - 1)]);
-        Statement ins(conn, "INSERT INTO schema_version(version) VALUES (?)");
-        ins.bind(1, v).exec();
-        tx.commit();
-    }
+    conn.exec("PRAGMA foreign_keys = ON");
 }
 
 } // namespace kb::db

@@ -12,7 +12,8 @@ int currentSchemaVersion();
 // The schema version stored in the database (0 for an empty one).
 int storedSchemaVersion(Connection& conn);
 
-// Applies every migration above the stored version, each in its own transaction.
+// Applies every migration above the stored version, all in one exclusive transaction that
+// reads the version again once it holds the lock (two processes upgrading at once do not race).
 // Throws SchemaTooNewError when the database comes from a newer program.
 void migrate(Connection& conn);
 

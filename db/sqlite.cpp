@@ -6,6 +6,14 @@
 
 namespace kb::db {
 
+std::string damagedDatabaseMessage(const std::string& path, const std::string& finding)
+{
+    return "database '" + path + "' is damaged (" + finding
+           + "); it was not opened for writing, so nothing more was changed. Recover what is "
+             "readable into a new file with: sqlite3 '" + path + "' .recover | sqlite3 '" + path
+           + ".recovered' and open that one (the damaged file is kept as it is)";
+}
+
 Connection::Connection(const std::string& path, Mode mode)
     : m_path(path)
 {
@@ -38,9 +46,12 @@ Connection::Connection(const std::string& path, Mode mode)
         }
         exec("SELECT count(*) FROM sqlite_schema");
     } catch (const Error& e) {
-        const bool cantOpen = (sqlite3_extended_errcode(m_db) & 0xff) == SQLITE_CANTOPEN;
+        const int primary = sqlite3_extended_errcode(m_db) & 0xff;
+        const bool cantOpen = primary == SQLITE_CANTOPEN;
         sqlite3_close(m_db);
         m_db = nullptr;
+        if (primary == SQLITE_CORRUPT)
+            throw DamagedDatabaseError(damagedDatabaseMessage(path, e.what()));
         if (cantOpen) {
             // A WAL database needs its -wal and -shm files beside it, even to be read.
             throw Error("cannot open database '" + path + "': " + e.what()

@@ -24,6 +24,16 @@ public:
     using Error::Error;
 };
 
+// A database file whose pages are damaged (cut off, overwritten): it is not opened for writing,
+// so that nothing is stored on top of the damage. The message says how to recover what is left.
+class DamagedDatabaseError : public Error {
+public:
+    using Error::Error;
+};
+
+// The readable message for a damaged database: what SQLite found and how to recover the rest.
+std::string damagedDatabaseMessage(const std::string& path, const std::string& finding);
+
 class Connection;
 
 class Statement {

@@ -29,10 +29,48 @@ private Q_SLOTS:
         runs.setRunStatus(run, "running");
         QVERIFY(runs.run(run)->startedAt);
         QVERIFY(!runs.run(run)->finishedAt);
+        for (const Id a : runs.queuedAttemptIds(run))
+            runs.finishAttempt(a, "done", "correct", "");
         runs.setRunStatus(run, "finished");
         QVERIFY(runs.run(run)->finishedAt);
         QVERIFY_THROWS_EXCEPTION(Error, runs.setRunStatus(run, "exploded"));
         QVERIFY_THROWS_EXCEPTION(Error, runs.setRunStatus(run + 100, "running"));
+    }
+
+    // Issue: a run over a damaged database evaluated nothing and was stored as "finished".
+    void aRunWithQueuedAttemptsIsNeverFinished_data()
+    {
+        QTest::addColumn<QString>("leftState");
+        QTest::newRow("queued") << QStringLiteral("queued");
+        QTest::newRow("generating") << QStringLiteral("generating");
+        QTest::newRow("building") << QStringLiteral("building");
+        QTest::newRow("evaluating") << QStringLiteral("evaluating");
+    }
+    void aRunWithQueuedAttemptsIsNeverFinished()
+    {
+        QFETCH(QString, leftState);
+        kb::test::DbFixture f;
+        const Id run = f.createRun();
+        RunRepository runs(f.database.connection());
+        runs.setRunStatus(run, "running");
+        const auto ids = runs.queuedAttemptIds(run);
+        for (size_t i = 1; i < ids.size(); ++i)
+            runs.finishAttempt(ids[i], "done", "correct", "");
+        runs.setAttemptStatus(ids[0], leftState.toStdString());
+        try {
+            runs.setRunStatus(run, "finished");
+            QFAIL("a run with an attempt not evaluated must not be marked finished");
+        } catch (const RunNotFinishedError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("not evaluated")), e.what());
+        }
+        QCOMPARE(runs.run(run)->status, std::string("running"));
+        QVERIFY(!runs.run(run)->finishedAt);
+        // Failing or cancelling such a run stays possible.
+        runs.setRunStatus(run, "failed", "the engine stopped");
+        QCOMPARE(runs.run(run)->status, std::string("failed"));
+        runs.finishAttempt(ids[0], "done", "incorrect", "");
+        runs.setRunStatus(run, "finished");
+        QCOMPARE(runs.run(run)->status, std::string("finished"));
     }
 
     void requeueRemovesPartialWork()
