@@ -364,3 +364,74 @@ def tensor_devices(desc):
 
     walk(desc)
     return out
+
+
+# --------------------------------------------------------------------------
+# slots: tensors the judge owns and a worker maps, for the timed calls
+
+def share_slot(t, directory=None, name=None):
+    """Description of a judge-owned slot tensor for a worker to map (no copy). CUDA: an IPC
+    handle of the slot's own storage (the slot must own all of it: made by torch.empty).
+    CPU: the slot is a shared file mapping made by :func:`cpu_slot`."""
+    if t.is_cuda:
+        (dev, handle, size_bytes, offset_bytes, ref_handle, ref_offset, event_handle,
+         event_sync) = t.untyped_storage()._share_cuda_()
+
+        def b64(b):
+            return None if b is None else base64.b64encode(bytes(b)).decode("ascii")
+
+        return {"kind": "cuda", "dtype": dtype_name(t.dtype), "shape": list(t.shape), "device": int(dev),
+                "handle": b64(handle), "size_bytes": int(size_bytes), "offset_bytes": int(offset_bytes),
+                "ref_handle": b64(ref_handle), "ref_offset": int(ref_offset), "event_handle": b64(event_handle),
+                "event_sync": bool(event_sync)}
+    path = getattr(t, "_kb_slot_path", None)
+    if path is None:
+        raise ValueError("a CPU slot must be made by cpu_slot()")
+    return {"kind": "file", "dtype": dtype_name(t.dtype), "shape": list(t.shape), "path": path}
+
+
+def cpu_slot(directory, name, shape, dtype):
+    """A CPU tensor backed by a shared file in ``directory`` (both processes map it)."""
+    torch = _torch()
+    numel = 1
+    for s in shape:
+        numel *= int(s)
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.truncate(max(1, numel * itemsize))
+    t = torch.from_file(path, shared=True, size=max(1, numel), dtype=dtype)[:numel].view(*shape) \
+        if numel else torch.empty(shape, dtype=dtype)
+    try:
+        t._kb_slot_path = path
+    except AttributeError:
+        pass
+    return t
+
+
+def map_slot(desc):
+    """The worker's view of a slot (its writes are the judge's to read)."""
+    torch = _torch()
+    dtype = _dtype_table().get(desc.get("dtype"))
+    shape = [int(s) for s in desc["shape"]]
+    numel = 1
+    for s in shape:
+        numel *= s
+    if desc["kind"] == "file":
+        if not numel:
+            return torch.empty(shape, dtype=dtype)
+        return torch.from_file(desc["path"], shared=True, size=numel, dtype=dtype).view(*shape)
+
+    def unb64(x):
+        return None if x is None else base64.b64decode(x.encode("ascii"))
+
+    storage = torch.UntypedStorage._new_shared_cuda(
+        desc["device"], unb64(desc["handle"]), desc["size_bytes"], desc["offset_bytes"],
+        unb64(desc["ref_handle"]), desc["ref_offset"], unb64(desc.get("event_handle")), desc["event_sync"])
+    t = torch.empty((0,), dtype=dtype, device="cuda:%d" % desc["device"])
+    stride, step = [], 1
+    for s in reversed(shape):
+        stride.insert(0, step)
+        step *= max(1, s)
+    t.set_(storage, 0, shape, stride)
+    return t

@@ -1,0 +1,362 @@
+"""Timing owned by the judge: the candidate and the reference measured the same way, in
+alternating blocks, every call verified, every sample checked against the judge's clock.
+
+Why (the threat model in README.md): anything that runs in the candidate's process can be
+changed by the candidate -- its timing loop, its clock, its record of which outputs belong
+to which call. So nothing the worker says is taken on its word:
+
+- **Inputs** are the judge's: fresh values for every call from ``get_inputs`` under a
+  secret per-call seed, written by the judge into slots the worker maps. Two calls share
+  no values, so no output cache can hit, and nothing the worker keeps says anything about
+  the next call's inputs.
+- **Outputs** go into judge-owned slots that the judge reads the moment a call returns
+  and reduces to a secret sketch (evidence.py). The reference runs the same inputs; every
+  call of the candidate, warm-up included, must agree with it. A call that leaves no
+  output, a stale one, or writes it later fails.
+- **The clock.** The worker reports a CUDA-event (CPU: perf_counter) sample per call,
+  which is precise but forgeable. The judge keeps its own wall clock around each block of
+  calls, including its own work between calls and, at the end of a block, a wait until
+  the GPU has nothing left to run: work the candidate moved out of its samples (forged
+  samples, work deferred past the return, work on another stream or thread, a kernel left
+  running) lands on that clock. The time the judge's clock saw beyond the samples, per
+  call, must match what the reference's blocks show for the same harness work; what is
+  left over is added to the candidate's samples and, past a threshold, rejects it.
+- **Both sides run in identical worker processes** (the reference is the task's ``Model``
+  loaded by a worker of its own), with the same inputs, slots, loop and settings,
+  interleaved in blocks (A B, then B A) so drift and order effects fall on both alike;
+  the speedup is the mean of per-round log ratios with a t interval, and sampling stops
+  when the interval is tight enough or the time cap is reached (then it is ``noisy``).
+- **While the reference runs, the candidate is stopped** (SIGSTOP to every process it
+  has, found from outside: procset.py), and on a GPU the judge waits until the GPU is idle
+  before the reference's block starts, so the candidate cannot slow the reference down.
+- **CPU mode**: the CPU time of every process of the candidate over its blocks, read from
+  /proc, must fit the threads it was given (hidden parallelism is rejected).
+"""
+
+import math
+import time
+
+from . import codec, evidence, seeds
+
+BLOCK_CALLS = 10          # counted calls per block
+TARGET_REL_HALFWIDTH = 0.01   # stop when the speedup's 95% interval is this tight
+NOISY_REL_HALFWIDTH = 0.03    # wider than this at the stop: noisy
+MIN_ROUNDS = 3
+MAX_ROUNDS = 400
+# unexplained time per call beyond this fraction of the candidate's median sample
+# (and beyond UNEXPLAINED_FLOOR_MS) rejects the candidate
+UNEXPLAINED_REJECT_FRACTION = 0.10
+UNEXPLAINED_FLOOR_MS = 0.002
+# CPU mode: CPU time over wall time of the candidate's blocks may exceed its threads by this
+CPU_SLACK = 0.35
+# a GPU is idle when this many probes in a row answer as fast as on the idle GPU
+QUIET_PROBES = 3
+
+# two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom
+_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+         2.045, 2.042]
+
+
+def t975(df):
+    if df < 1:
+        return float("inf")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    return 1.959964 + 2.4 / df  # close to the exact quantile beyond 30
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    if not n:
+        return None
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def log_ratio_interval(ratios):
+    """(estimate, low, high, rel_halfwidth) of a speedup from per-round ratios: the
+    geometric mean with a 95% t interval on the logs."""
+    logs = [math.log(r) for r in ratios if r and r > 0 and math.isfinite(r)]
+    n = len(logs)
+    if not n:
+        return None
+    mean = sum(logs) / n
+    if n < 2:
+        return math.exp(mean), None, None, None
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (n - 1))
+    half = t975(n - 1) * sd / math.sqrt(n)
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half), math.exp(half) - 1.0
+
+
+class TimingAborted(Exception):
+    """The candidate failed during timing: verdict and message for the judge."""
+
+    def __init__(self, verdict, message, rule=None):
+        Exception.__init__(self, message)
+        self.verdict = verdict
+        self.message = message
+        self.rule = rule
+
+
+class Side:
+    """One timed variant: the worker that runs it, its slots and its record."""
+
+    def __init__(self, name, worker, procs, trusted, variant="model"):
+        self.name = name
+        self.worker = worker
+        self.procs = procs
+        self.trusted = trusted
+        self.variant = variant
+        self.samples = []        # counted samples (ms), in order
+        self.host = []           # host-side time of the forward (ms) of counted calls
+        self.rounds = []         # per round: list of counted samples
+        self.block_overheads = []  # per block: (judge's block time - sum of samples) / calls (ms)
+        self.block_walls = []
+        self.cpu = 0.0
+        self.wall = 0.0
+        self.sketches = {}       # call key -> sketch
+        self.unavailable = None
+
+
+class InterleavedTiming:
+    def __init__(self, ev, reference_output, strict, sides, strict_atol_fraction):
+        import torch
+
+        self.ev = ev
+        self.req = ev.req
+        self.device = ev.device
+        self.cuda = self.device.startswith("cuda")
+        self.sides = sides
+        self.strict = strict
+        self.strict_atol_fraction = strict_atol_fraction
+        self.torch = torch
+        self.sketcher = evidence.Sketcher(self.device, seeds.derive(self.req["seed"], "sketch"))
+        self.out_template = [t for t in _leaves(reference_output)]
+        self.flush = None
+        if self.cuda:
+            from .timing import L2_FLUSH_BYTES
+
+            self.flush = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.float32, device=self.device)
+            self.probe = torch.zeros(1, device=self.device)
+        self.slots = {}
+
+    # -- slots --------------------------------------------------------------
+    def bind(self, side, inputs, directory):
+        torch = self.torch
+        in_slots, items = [], []
+        for i, v in enumerate(inputs):
+            if isinstance(v, torch.Tensor):
+                t = self._slot(v.shape, v.dtype, directory, "%s-in-%d" % (side.name, i))
+                in_slots.append(t)
+                items.append({"slot": codec.share_slot(t)})
+            else:
+                in_slots.append(None)
+                items.append({"scalar": v})
+        outs = [self._slot(t.shape, t.dtype, directory, "%s-out-%d" % (side.name, i))
+                for i, t in enumerate(self.out_template)]
+        self.slots[side.name] = (in_slots, outs)
+        reply, _ = side.worker.call({"cmd": "bind", "inputs": items, "outputs": [codec.share_slot(t) for t in outs]},
+                                    b"", 120.0, "timing set-up")
+        if not reply.get("ok"):
+            raise TimingAborted("runtime_error", "the worker could not map the timing slots: %s" % reply.get("error"))
+
+    def share(self, side, other):
+        """``side`` uses ``other``'s slots (the same worker process)."""
+        self.slots[side.name] = self.slots[other.name]
+
+    def _slot(self, shape, dtype, directory, name):
+        if self.cuda:
+            return self.torch.empty(tuple(shape), dtype=dtype, device=self.device)
+        return codec.cpu_slot(directory, name, tuple(shape), dtype)
+
+    # -- one call -------------------------------------------------------------
+    def _prepare(self, side, key):
+        """Fresh inputs for call ``key`` into the side's slots; the L2 flushed."""
+        torch = self.torch
+        in_slots, _ = self.slots[side.name]
+        fresh = self.ev._inputs(seeds.derive(self.req["seed"], "timed-call-%s" % (key,)))
+        scalars = {}
+        for i, (slot, v) in enumerate(zip(in_slots, fresh)):
+            if slot is None:
+                scalars[str(i)] = v
+            else:
+                slot.copy_(v)
+        del fresh
+        if self.cuda:
+            self.flush.zero_()
+            torch.cuda.synchronize()
+        return scalars
+
+    def _call(self, side, key, timeout):
+        scalars = self._prepare(side, key)
+        header = {"cmd": "call", "scalars": scalars, "variant": side.variant}
+        try:
+            reply, _ = side.worker.call(header, b"", timeout, "timed call")
+        except Exception as e:  # WorkerFailure
+            kind = getattr(e, "kind", "crash")
+            raise TimingAborted("timeout" if kind == "timeout" else "runtime_error", getattr(e, "message", str(e)))
+        if not reply.get("ok"):
+            raise TimingAborted("runtime_error", "forward raised %s during timing" % reply.get("error", "?"))
+        ms, host = reply.get("ms"), reply.get("host_ms")
+        if not _number(ms) or not _number(host):
+            raise TimingAborted("runtime_error", "the worker returned a malformed timing sample")
+        _, outs = self.slots[side.name]
+        if side.variant != "compile":
+            # read at once: an output written after the call returned is not this call's output
+            side.sketches[key] = self.sketcher.sketch(outs, bound=True, atol=self.req["atol"], rtol=self.req["rtol"],
+                                                      strict_atol_fraction=self.strict_atol_fraction
+                                                      if self.strict else None)
+        return float(ms), float(host)
+
+    def _quiet(self, timeout):
+        """Wait until the GPU runs nothing but the judge's probe (CUDA), as fast as when idle."""
+        if not self.cuda:
+            return
+        torch = self.torch
+        limit = self.ev.gpu_idle_probe_ms
+        deadline = time.perf_counter() + timeout
+        good = 0
+        while good < QUIET_PROBES:
+            t0 = time.perf_counter()
+            self.probe.add_(1.0)
+            torch.cuda.synchronize()
+            dt = (time.perf_counter() - t0) * 1000.0
+            good = good + 1 if dt <= limit else 0
+            if time.perf_counter() > deadline:
+                raise TimingAborted("timeout", "the GPU kept running work after the candidate's calls returned "
+                                               "(%.1f s)" % timeout, rule="runtime-gpu-busy-after-return")
+
+    def block(self, side, keys, warm_keys, timeout):
+        """Warm-up calls (verified, not counted), then counted calls; the judge's clock runs
+        from the first counted call's preparation to the idle GPU after the last."""
+        other_stopped = [s for s in self.sides if not s.trusted and s is not side]
+        for s in other_stopped:
+            s.procs.stop()
+        if other_stopped:
+            self._quiet(timeout)
+        if not side.trusted:
+            side.procs.cont()
+        for k in warm_keys:
+            self._call(side, k, timeout)
+        cpu0 = side.procs.cpu_seconds() if side.procs is not None else 0.0
+        t0 = time.perf_counter()
+        samples, hosts = [], []
+        for k in keys:
+            ms, host = self._call(side, k, timeout)
+            samples.append(ms)
+            hosts.append(host)
+        if not side.trusted:
+            side.procs.stop()
+        self._quiet(timeout)
+        wall = (time.perf_counter() - t0) * 1000.0
+        side.cpu += (side.procs.cpu_seconds() - cpu0) if side.procs is not None else 0.0
+        side.wall += wall
+        side.samples.extend(samples)
+        side.host.extend(hosts)
+        side.rounds.append(samples)
+        side.block_walls.append(wall)
+        side.block_overheads.append((wall - sum(samples)) / len(samples))
+
+    # -- the whole measurement -------------------------------------------------
+    def run(self):
+        req = self.req
+        cand = self.sides[0]
+        refs = self.sides[1:]
+        timeout = float(req["timing_timeout_seconds"] or max(60.0, 4.0 * req["max_timing_seconds"]))
+        cap = req["max_timing_seconds"] * len(self.sides)
+        min_rounds = max(MIN_ROUNDS, int(math.ceil(req["timing_trials"] / float(BLOCK_CALLS))))
+        started = time.perf_counter()
+        # warm-up of each side (the compile side compiles here; if that fails it is left out)
+        for side in self.sides:
+            keys = ["w%d" % i for i in range(max(1, req["warmup"]))]
+            if side.trusted:
+                cand.procs.stop()
+                self._quiet(timeout)
+            else:
+                cand.procs.cont()
+            try:
+                for k in keys:
+                    self._call(side, k, timeout)
+            except TimingAborted as e:
+                if side.trusted and side.variant == "compile":
+                    side.unavailable = "torch.compile failed: %s" % e.message
+                    continue
+                if side.trusted:
+                    raise RuntimeError("the reference failed during timing: %s" % e.message)
+                raise
+        self._verify(cand, refs[0], ["w%d" % i for i in range(max(1, req["warmup"]))])
+        active = [s for s in self.sides if s.unavailable is None]
+        rounds = 0
+        self.stopped_by = "cap"
+        while rounds < MAX_ROUNDS:
+            order = active if rounds % 2 == 0 else list(reversed(active))
+            keys = ["r%d-%d" % (rounds, j) for j in range(BLOCK_CALLS)]
+            for side in order:
+                self.block(side, keys, ["r%d-w" % rounds], timeout)
+            self._verify(cand, refs[0], keys + ["r%d-w" % rounds])
+            rounds += 1
+            if rounds >= min_rounds:
+                est = self.speedup(refs[0])
+                enough_cpu = self.cuda or cand.wall >= 300.0
+                if est and est[3] is not None and est[3] <= TARGET_REL_HALFWIDTH and enough_cpu:
+                    self.stopped_by = "interval"
+                    break
+                if time.perf_counter() - started > cap and enough_cpu:
+                    break
+        self.rounds = rounds
+        return self
+
+    def _verify(self, cand, ref, keys):
+        for k in keys:
+            ok, why = evidence.agrees(cand.sketches.pop(k), ref.sketches.pop(k))
+            if not ok:
+                raise TimingAborted("incorrect", "the output of timed call %s differs from the reference on the same "
+                                                 "inputs: %s" % (k, why))
+
+    # -- results ----------------------------------------------------------------
+    def unexplained_ms(self):
+        """Time per call the judge's clock saw in the candidate's blocks beyond its samples
+        and beyond what the reference's blocks show for the same harness work (their mean
+        plus three standard errors of the difference); 0 when within that."""
+        cand, ref = self.sides[0], self.sides[1]
+        a, b = cand.block_overheads, ref.block_overheads
+        if not a or not b:
+            return 0.0, 0.0
+        ma, mb = sum(a) / len(a), sum(b) / len(b)
+        va = sum((x - ma) ** 2 for x in a) / max(1, len(a) - 1)
+        vb = sum((x - mb) ** 2 for x in b) / max(1, len(b) - 1)
+        se = math.sqrt(va / len(a) + vb / len(b))
+        return max(0.0, ma - mb - 3.0 * se - UNEXPLAINED_FLOOR_MS / 2), ma - mb
+
+    def effective_rounds(self, side):
+        if side is not self.sides[0]:
+            return side.rounds
+        u, _ = self.unexplained_ms()
+        return [[x + u for x in r] for r in side.rounds]
+
+    def speedup(self, ref):
+        cand_rounds = self.effective_rounds(self.sides[0])
+        pairs = [(median(r), median(c)) for r, c in zip(ref.rounds, cand_rounds) if r and c]
+        ratios = [r / c for r, c in pairs if c and c > 0]
+        return log_ratio_interval(ratios)
+
+    def cpu_ratio(self, side):
+        return side.cpu / (side.wall / 1000.0) if side.wall > 0 else None
+
+
+def _number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
+
+
+def _leaves(value):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        out = []
+        for v in value:
+            out.extend(_leaves(v))
+        return out
+    return []

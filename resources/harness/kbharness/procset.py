@@ -1,0 +1,155 @@
+"""Every process a worker started, whatever flags ``clone`` got, seen from outside.
+
+A candidate can hide work in a helper that is not one of its threads: ``clone(CLONE_VM)``
+without ``CLONE_THREAD`` makes a process that shares the worker's memory but never appears
+in ``/proc/<worker>/task``; ``fork`` + ``setsid`` leaves the worker's process group. The
+judge therefore never asks the worker which processes it has. It reads ``/proc`` itself:
+
+- in the sandbox the worker has a PID namespace of its own, and every process created in
+  it, by any route, is a member of that namespace (``/proc/<pid>/ns/pid``); nothing it
+  starts can leave it;
+- without the sandbox (a weaker set-up, recorded as such): the worker's descendants, plus
+  every process of its session and process group.
+
+For that set the judge reads the CPU time (all threads, living and reaped), stops it
+(SIGSTOP: it can neither launch work nor touch shared memory while the reference runs) and
+lets it go on again.
+"""
+
+import os
+import signal
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _stat_fields(pid):
+    """Fields of /proc/<pid>/stat after the command name (field 3 onwards), or None."""
+    raw = _read("/proc/%d/stat" % pid)
+    if raw is None:
+        return None
+    close = raw.rfind(b")")
+    if close < 0:
+        return None
+    return raw[close + 2:].split()
+
+
+def _pid_ns(pid):
+    try:
+        return os.readlink("/proc/%d/ns/pid" % pid)
+    except OSError:
+        return None
+
+
+def _all_pids():
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    return [int(n) for n in names if n.isdigit()]
+
+
+def _children(pid):
+    out = []
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for tid in tasks:
+        raw = _read("/proc/%d/task/%s/children" % (pid, tid))
+        if raw:
+            out.extend(int(x) for x in raw.split() if x.isdigit())
+    return out
+
+
+class ProcessSet:
+    """The processes of one worker. ``root`` is the worker's pid (host view); ``sandboxed``
+    says whether it has a PID namespace of its own (bwrap --unshare-pid)."""
+
+    def __init__(self, root, sandboxed, exclude=()):
+        self.root = root
+        self.sandboxed = sandboxed
+        self.exclude = set(exclude) | {os.getpid()}
+        self.namespace = _pid_ns(root) if sandboxed else None
+        if sandboxed and (self.namespace is None or self.namespace == _pid_ns(os.getpid())):
+            # no namespace of its own after all: fall back to the tree
+            self.namespace = None
+        fields = _stat_fields(root)
+        # session and process group of the worker at the start (field 6 and 5)
+        self.session = int(fields[3]) if fields else None
+        self.group = int(fields[2]) if fields else None
+
+    def members(self):
+        """Pids of every process of the set now (zombies included)."""
+        if self.namespace is not None:
+            return [p for p in _all_pids() if p not in self.exclude and _pid_ns(p) == self.namespace]
+        seen, queue = set(), [self.root]
+        while queue:
+            pid = queue.pop()
+            if pid in seen or pid in self.exclude:
+                continue
+            seen.add(pid)
+            queue.extend(_children(pid))
+        if self.session is not None:
+            for pid in _all_pids():
+                if pid in seen or pid in self.exclude:
+                    continue
+                fields = _stat_fields(pid)
+                if fields and (int(fields[3]) == self.session or int(fields[2]) == self.group) and \
+                        self.session != os.getsid(0):
+                    seen.add(pid)
+        return sorted(seen)
+
+    def cpu_seconds(self):
+        """CPU time of the set: user + system of every member (its threads, living and
+        exited) plus what members collected from children they reaped."""
+        total = 0
+        for pid in self.members():
+            fields = _stat_fields(pid)
+            if not fields or len(fields) < 15:
+                continue
+            # utime, stime, cutime, cstime are fields 14-17 of stat (11-14 here)
+            total += sum(int(x) for x in fields[11:15])
+        return total / float(_CLK_TCK)
+
+    def thread_count(self):
+        n = 0
+        for pid in self.members():
+            try:
+                n += len(os.listdir("/proc/%d/task" % pid))
+            except OSError:
+                pass
+        return n
+
+    def _signal(self, sig):
+        for pid in self.members():
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def stop(self):
+        """SIGSTOP every member; new members made between the scan and the signal are caught
+        by scanning again until the set stops changing."""
+        signalled = set()
+        for _ in range(20):
+            now = set(self.members())
+            fresh = now - signalled
+            if not fresh:
+                break
+            for pid in fresh:
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            signalled |= fresh
+
+    def cont(self):
+        self._signal(signal.SIGCONT)
