@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 namespace kb::db {
 
@@ -41,7 +43,7 @@ Connection::Connection(const std::string& path, Mode mode)
     try {
         exec("PRAGMA foreign_keys = ON");
         if (mode == Mode::ReadWrite && path != ":memory:") {
-            exec("PRAGMA journal_mode = WAL");
+            switchToWal();
             exec("PRAGMA synchronous = NORMAL");
         }
         exec("SELECT count(*) FROM sqlite_schema");
@@ -59,6 +61,26 @@ Connection::Connection(const std::string& path, Mode mode)
                           "read-only?); the database was left untouched");
         }
         throw Error("cannot use '" + path + "' as a KernelBench Studio database: " + e.what());
+    }
+}
+
+void Connection::switchToWal()
+{
+    // Switching a fresh file to WAL needs it to itself for a moment, and SQLite answers "database
+    // is locked" at once, without its busy handler, while another process is doing the same
+    // (two `run`s started together on a new file). Wait for it as for any other lock.
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    for (;;) {
+        try {
+            exec("PRAGMA journal_mode = WAL");
+            return;
+        } catch (const Error&) {
+            const int primary = sqlite3_extended_errcode(m_db) & 0xff;
+            if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) || Clock::now() > deadline)
+                throw;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
 }
 

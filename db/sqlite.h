@@ -94,6 +94,8 @@ public:
     [[noreturn]] void raise(std::string_view what) const;
 
 private:
+    void switchToWal();
+
     sqlite3* m_db = nullptr;
     std::string m_path;
 };

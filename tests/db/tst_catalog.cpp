@@ -1,7 +1,10 @@
 #include "db/catalogrepository.h"
+#include "db/runrepository.h"
 #include "db/database.h"
 
 #include <QTest>
+
+#include <algorithm>
 
 using namespace kb::db;
 
@@ -78,6 +81,124 @@ private Q_SLOTS:
         rows[1].level = 9;
         QVERIFY_THROWS_EXCEPTION(Error, c.upsertTasks(s, rows));
         QCOMPARE(c.tasks(s).size(), size_t(0));
+    }
+    // Issue: re-import rewrote tasks under finished runs. The run keeps the version it evaluated.
+    void reimportAfterARunKeepsTheEvaluatedVersion()
+    {
+        Database d(":memory:");
+        CatalogRepository c(d.connection());
+        const Id provider = c.upsertProvider({0, "demo", "demo", "", "{}"});
+        ModelRow m;
+        m.providerId = provider;
+        m.name = "model";
+        const Id model = c.upsertModel(m);
+        const Id s = c.upsertSuite({0, "suite", "", ""});
+        std::vector<TaskRow> rows(2);
+        rows[0].key = "relu";
+        rows[0].name = "ReLU";
+        rows[0].source = "v1";
+        rows[0].sourceHash = "h1";
+        rows[1].key = "gelu";
+        rows[1].name = "GELU";
+        rows[1].source = "g1";
+        rows[1].sourceHash = "g1";
+        const auto ids = c.upsertTasks(s, rows);
+        RunRepository runs(d.connection());
+        RunRow run;
+        run.suiteId = s;
+        const Id runId = runs.createRun(run, {model}, {ids[0]}, 1);
+        for (const Id a : runs.queuedAttemptIds(runId))
+            runs.finishAttempt(a, "done", "correct", "");
+        runs.setRunStatus(runId, "finished");
+        c.storeTaskValidation({ids[0], "cpu", "[]", "{}", ""});
+
+        rows[0].source = "v2";
+        rows[0].sourceHash = "h2";
+        rows[1].source = "g2";
+        rows[1].sourceHash = "g2";
+        const TaskImport second = c.importTasks(s, rows);
+        QCOMPARE(second.versioned, 1); // used by the run
+        QCOMPARE(second.updated, 1);   // never used: changed in place
+        QCOMPARE(second.added, 0);
+        QVERIFY(second.ids[0] != ids[0]);
+        QCOMPARE(second.ids[1], ids[1]);
+
+        // The finished run still points at what it evaluated.
+        const auto attempts = runs.attempts(runId);
+        QCOMPARE(attempts.size(), size_t(1));
+        QCOMPARE(attempts[0].taskId, ids[0]);
+        QCOMPARE(c.task(ids[0])->source, std::string("v1"));
+        QCOMPARE(c.task(ids[0])->version, 1);
+        QVERIFY(!c.task(ids[0])->current);
+        QCOMPARE(c.taskValidations(ids[0]).size(), size_t(1));
+        // New runs take the new version, which has not been validated.
+        const auto current = c.tasks(s);
+        QCOMPARE(current.size(), size_t(2));
+        const auto relu = std::find_if(current.begin(), current.end(), [](const TaskRow& t) { return t.key == "relu"; });
+        QCOMPARE(relu->source, std::string("v2"));
+        QCOMPARE(relu->version, 2);
+        QCOMPARE(c.taskValidations(relu->id).size(), size_t(0));
+        QCOMPARE(c.taskVersions(s, "relu").size(), size_t(2));
+
+        // The same content again changes nothing.
+        const TaskImport third = c.importTasks(s, rows);
+        QCOMPARE(third.unchanged, 2);
+        QCOMPARE(third.ids, second.ids);
+        QCOMPARE(c.taskVersions(s, "relu").size(), size_t(2));
+    }
+
+    // Issue: duplicate task ids were counted twice and stored once.
+    void duplicateTaskIdsAreRefusedAndNothingIsWritten()
+    {
+        Database d(":memory:");
+        CatalogRepository c(d.connection());
+        const Id s = c.upsertSuite({0, "suite", "", ""});
+        std::vector<TaskRow> rows(3);
+        for (size_t i = 0; i < rows.size(); ++i) {
+            rows[i].key = i == 2 ? "a" : std::string(1, static_cast<char>('a' + i));
+            rows[i].source = "x";
+        }
+        try {
+            c.importTasks(s, rows);
+            QFAIL("duplicate ids must be refused");
+        } catch (const Error& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("'a' appears twice")), e.what());
+        }
+        QCOMPARE(c.tasks(s).size(), size_t(0));
+    }
+
+    // Issue: `run` on a user suite named `sample` overwrote it with the built-in one.
+    void aBuiltinSuiteNeverTakesAUsersSuite()
+    {
+        Database d(":memory:");
+        CatalogRepository c(d.connection());
+        const Id user = c.upsertSuite({0, "sample", "mine", "/home/me/suite"});
+        const SuiteRow builtin = c.upsertBuiltinSuite({0, "sample", "shipped", "/usr/share"});
+        QVERIFY(builtin.id != user);
+        QCOMPARE(builtin.name, std::string("builtin:sample"));
+        QVERIFY(c.isBuiltinSuite(builtin.id));
+        QVERIFY(!c.isBuiltinSuite(user));
+        QCOMPARE(c.suiteByName("sample")->description, std::string("mine"));
+        // Stored again, it stays where it is.
+        QCOMPARE(c.upsertBuiltinSuite({0, "sample", "shipped 2", ""}).id, builtin.id);
+        QCOMPARE(c.suiteByName("sample")->id, user);
+    }
+
+    void aUsersSuiteNeverTakesABuiltinSuite()
+    {
+        Database d(":memory:");
+        CatalogRepository c(d.connection());
+        const SuiteRow builtin = c.upsertBuiltinSuite({0, "sample", "shipped", ""});
+        QCOMPARE(builtin.name, std::string("sample"));
+        try {
+            c.upsertSuite({0, "sample", "mine", ""});
+            QFAIL("a user's suite must not replace a built-in one");
+        } catch (const Error& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("--name")), e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, c.upsertSuite({0, "builtin:other", "", ""}));
+        QCOMPARE(c.suiteByName("sample")->description, std::string("shipped"));
+        QCOMPARE(c.suites().size(), size_t(1));
     }
 };
 
