@@ -20,10 +20,22 @@ outcomes as defined below. These definitions are printed in every report footer.
 - Rejected attempts and suspicious-unaccepted attempts never score; they are counted separately
   (columns *rejected* and *suspicious*, counted per attempt).
 - A speedup is eager_median / candidate_median (vs eager) or compile_median / candidate_median
-  (vs compile). Only finite, positive speedups are used.
+  (vs compile). When the harness measured the attempt with interleaved eager/candidate blocks
+  (`timing.comparison` in its result), the speedup is the harness's ratio of medians from those
+  blocks and comes with its 95 % interval [low, high]; older attempts have the plain median ratio
+  and no interval. Only finite, positive speedups are used.
+- A measurement is **noisy** when the harness could not bring the interval's relative half-width
+  under its target (±3 % by default) within its time cap. A noisy attempt keeps its speedup and
+  interval, is flagged (finding `noisy-timing`, severity info) and counted in the column *noisy*
+  (scoring attempts); its wide interval is what keeps it out of fast_p.
+- A speedup **clears** a threshold p when the lower bound of its interval is strictly greater
+  than p, or, for a speedup measured without an interval, when the speedup itself is. An interval
+  that contains 1.0 therefore never counts as faster than the baseline, and two speedups whose
+  intervals overlap are never called different (see the paired comparison).
 - With several samples per task, a task is scored *best of k*: the task is **correct** when at
   least one of its samples scores, and its speedup against each baseline is the largest speedup
-  among its scoring samples. A correct task without a measured speedup counts as correct but never
+  among its scoring samples (shown with that sample's interval). It clears p when any of its
+  scoring samples does. A correct task without a measured speedup counts as correct but never
   as faster, and is left out of the geomeans over correct tasks.
 
 ## Tasks of a level (the denominator)
@@ -40,15 +52,19 @@ outcomes as defined below. These definitions are printed in every report footer.
 - **Pass rate** = correct / tasks.
 - **Pass rate interval**: Wilson score interval at 95 % (z = 1.959963984540054) of correct out of
   tasks.
-- **fast_p** (KernelBench `fastp`) = the number of tasks that are correct AND whose speedup is
-  strictly greater than p, divided by all tasks (failed and missing included). A speedup exactly
-  equal to p does not count. Reported for p = 1.0 and p = 1.05, against eager and against compile.
+- **fast_p** (KernelBench `fastp`) = the number of tasks that are correct AND whose speedup
+  clears p, divided by all tasks (failed and missing included): the lower bound of the 95 %
+  interval must be strictly greater than p (for data measured without an interval, the speedup
+  itself). A value exactly equal to p does not count. Reported for p = 1.0 and p = 1.05, against
+  eager and against compile. With intervals this is stricter than KernelBench's point-estimate
+  fastp: a 1.02x whose interval is [0.99, 1.05] is not counted as faster.
 - **Geomean vs eager / vs compile** = exp(mean(log s)) over the correct tasks that have a speedup
   against that baseline; n/a when there is none.
 - **Geomean with fallback** = exp(sum(log s) / tasks) over all tasks of the level, where every
   failed, missing or untimed task contributes 1.0 (log 1 = 0).
-- **Geomean interval** (optional): the percentile bootstrap described under the paired
-  comparison, applied to the speedups of the level's correct, timed tasks.
+- **Geomean interval**: the percentile bootstrap described under the paired comparison (2000
+  resamples, fixed seed), applied to the speedups of the level's correct, timed tasks; shown
+  with every geomean vs eager and vs compile in the CLI report, Markdown, HTML and PDF.
 - **Median speedup** = the median over the correct tasks that have a speedup (mean of the two
   middle values for an even count).
 - **Compile metrics are n/a** for a level when no attempt of that level, by any model, carries a
@@ -69,6 +85,12 @@ outcomes as defined below. These definitions are printed in every report footer.
 - Overall pass rate interval: Wilson interval of the weighted pass rate with the effective sample
   size n_eff = 1 / sum_l (a_l^2 / n_l), a_l = w_l / sum_k w_k, n_l = tasks of level l. When the
   weights equal the task counts this is the pooled interval.
+- Overall geomean interval: a stratified percentile bootstrap. Each resample redraws every
+  weighted level's correct, timed tasks with replacement within the level, forms the weighted
+  geomean above from the resampled level geomeans, and the interval is the 2.5 % and 97.5 %
+  quantiles (type 7) over 2000 resamples (one std::mt19937_64 seeded with 20260101, levels in
+  ascending order). With one level it equals that level's interval.
+- Overall pass@k: the weighted mean of the levels' pass@k (levels where it exists).
 - Overall median: the median of the pooled speedups of the correct tasks of the weighted levels.
 - Overall counts (tasks, correct, suspicious, rejected, tokens, cost, ...) are plain sums over the
   levels with w_l > 0.
@@ -81,13 +103,18 @@ outcomes as defined below. These definitions are printed in every report footer.
   it is 1 when n - c < k and 0 when c = 0.
 - pass@k of a model on a level is the mean over the level's tasks; missing tasks score 0; tasks
   with fewer than k (but more than 0) samples cannot be estimated and are left out (and counted).
+- Reports show pass@1 and pass@k for k = the largest number of samples any task has (when above
+  1). pass@k of a model with fewer than k samples on every task it attempted is n/a. *Pass rate* (best of k) is the share of tasks with at least one scoring sample; pass@1 is
+  the expected share when one sample per task is drawn.
 
 ## Paired comparison of two models
 
 - *Shared tasks* are the tasks both models attempted. Per shared task each model's speedup is its
   best-of-k speedup when correct and timed, else 1.0 (fallback).
 - Ratio r = s_A / s_B per task. A **win** for A when r > 1.02, a **loss** when r < 1 / 1.02, a
-  **tie** otherwise (tie band 2 %, configurable).
+  **tie** otherwise (tie band 2 %, configurable). Noise-aware: a task is also a **tie** when the
+  two speedups' 95 % intervals overlap (a failed task's 1.0 is exact; a speedup without an
+  interval is a single point), however large r is: identical kernels measured twice are a tie.
 - **Geomean ratio** = exp(mean(log r)) over the shared tasks.
 - **95 % CI** of the geomean ratio: percentile bootstrap; 2000 resamples (configurable) of the
   shared tasks with replacement; indices drawn from std::mt19937_64 seeded with 20260101 by
@@ -96,8 +123,16 @@ outcomes as defined below. These definitions are printed in every report footer.
   interpolation between order statistics (type 7).
 - **Sign test**: exact two-sided binomial test of wins against losses with ties dropped,
   p = min(1, 2 * sum_{i <= min(W, L)} C(W + L, i) / 2^(W + L)).
-- **Verdict**: "A better" when the whole CI lies above 1, "B better" when it lies below 1, otherwise
-  "tied (CI includes 1)". Two models are never ranked apart when the CI says they are tied.
+- **Minimum evidence**: at least 6 shared tasks. With n tasks and no ties, the smallest p-value
+  a two-sided exact sign test can give is 2 / 2^n: 0.125 for n = 4, 0.0625 for n = 5, 0.03125 for
+  n = 6. Below 6 no difference can be significant at 5 %, and a bootstrap over 2 to 5 tasks mostly
+  reflects which tasks were drawn, so the verdict is "not enough evidence (fewer than 6 shared
+  tasks)", never a winner.
+- **Verdict** (with at least 6 shared tasks): "A better" when the whole CI lies above 1, the sign
+  test gives p < 0.05 and A has more wins than losses; "B better" symmetrically;
+  "tied (CI includes 1)" when the CI includes 1; otherwise "tied (sign test not significant)".
+  Two models are never ranked apart when the CI says they are tied or when their per-task
+  differences are within the timing noise.
 )md";
 
 } // namespace

@@ -6,12 +6,13 @@ namespace kb::metrics {
 
 namespace {
 
-// Best speedups of the correct, timed tasks: the only ones that can ever beat a threshold.
+// Best clearing speedups (interval lower bound, else the speedup) of the correct, timed tasks:
+// the only ones that can ever beat a threshold.
 std::vector<double> scoringSpeedups(const std::vector<TaskResult>& tasks, Baseline baseline) {
     std::vector<double> speedups;
     for (const TaskResult& task : tasks) {
         if (task.correct) {
-            if (const auto s = task.speedup(baseline)) {
+            if (const auto s = task.clearing(baseline)) {
                 speedups.push_back(*s);
             }
         }

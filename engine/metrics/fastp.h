@@ -10,8 +10,10 @@
 namespace kb::metrics {
 
 // KernelBench fast_p: the number of tasks that are correct AND whose best speedup against the
-// baseline is strictly greater than p, divided by ALL tasks (failed and missing tasks included).
-// A speedup exactly equal to p does not count. Correct tasks without a usable speedup never count.
+// baseline clears p, divided by ALL tasks (failed and missing tasks included). A speedup clears p
+// when the lower bound of its 95 % interval is strictly greater than p, or, for a speedup measured
+// without an interval (older data), when the speedup itself is (clearingSpeedup). A value exactly
+// equal to p does not count. Correct tasks without a usable speedup never count.
 //
 // Denominator: max(totalTasks, tasks.size()); 0.0 when that is 0.
 double fastP(const std::vector<TaskResult>& tasks, Baseline baseline, double p, int totalTasks);

@@ -1,8 +1,10 @@
 #include "leaderboard.h"
 
+#include "passatk.h"
 #include "taskresult.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <tuple>
 
@@ -14,6 +16,7 @@ struct LevelContext {
     int level = 1;
     int denominator = 0;
     bool compileAvailable = false;
+    std::vector<int> passAtKs;
 };
 
 std::vector<double> correctSpeedups(const std::vector<const TaskResult*>& tasks,
@@ -27,6 +30,46 @@ std::vector<double> correctSpeedups(const std::vector<const TaskResult*>& tasks,
         }
     }
     return speedups;
+}
+
+// What fast_p compares with p: per correct, timed task its best clearing speedup (the lower
+// bound of the interval, or the speedup when it was measured without one).
+std::vector<double> clearingSpeedups(const std::vector<const TaskResult*>& tasks,
+                                     Baseline baseline) {
+    std::vector<double> values;
+    for (const TaskResult* task : tasks) {
+        if (task->correct && task->speedup(baseline)) {
+            values.push_back(task->clearing(baseline).value_or(*task->speedup(baseline)));
+        }
+    }
+    return values;
+}
+
+// pass@k of one cell; n/a when the model has fewer than k samples on every task it attempted
+// (modelMostSamples), so that pass@3 of a model run with one sample is not read as 0 %.
+PassAtKValue passAtKOf(const std::vector<const TaskResult*>& tasks, int k, int denominator,
+                       int modelMostSamples) {
+    PassAtKValue value;
+    value.k = k;
+    if (modelMostSamples < k) {
+        return value;
+    }
+    double sum = 0;
+    for (const TaskResult* task : tasks) {
+        if (task->samples == 0) {
+            continue; // scores 0, stays in the denominator
+        }
+        if (task->samples < k) {
+            ++value.tasksWithTooFewSamples;
+            continue;
+        }
+        sum += passAtK(task->samples, task->correctSamples, k);
+    }
+    const int scored = denominator - value.tasksWithTooFewSamples;
+    if (scored > 0) {
+        value.value = sum / static_cast<double>(scored);
+    }
+    return value;
 }
 
 // exp(sum log s / tasks): the geomean over all tasks where each task without a speedup is 1.0.
@@ -51,7 +94,7 @@ double fractionAbove(const std::vector<double>& speedups, double p, int tasks) {
 }
 
 LeaderboardCell levelCell(const std::string& model, const LevelContext& context,
-                          const std::vector<const TaskResult*>& tasks,
+                          const std::vector<const TaskResult*>& tasks, int modelMostSamples,
                           const LeaderboardOptions& options) {
     LeaderboardCell cell;
     cell.model = model;
@@ -65,6 +108,7 @@ LeaderboardCell levelCell(const std::string& model, const LevelContext& context,
         cell.suspicious += task->suspicious;
         cell.acceptedSuspicious += task->acceptedSuspicious;
         cell.rejected += task->rejected;
+        cell.noisy += task->noisy;
         cell.inputTokens += task->inputTokens;
         cell.outputTokens += task->outputTokens;
         cell.costUsd += task->costUsd;
@@ -77,14 +121,19 @@ LeaderboardCell levelCell(const std::string& model, const LevelContext& context,
 
     const auto eager = correctSpeedups(tasks, Baseline::Eager);
     const auto compile = correctSpeedups(tasks, Baseline::Compile);
+    const auto clearEager = clearingSpeedups(tasks, Baseline::Eager);
+    const auto clearCompile = clearingSpeedups(tasks, Baseline::Compile);
     for (double p : options.pValues) {
         FastPValue value;
         value.p = p;
-        value.vsEager = fractionAbove(eager, p, cell.tasks);
+        value.vsEager = fractionAbove(clearEager, p, cell.tasks);
         if (context.compileAvailable) {
-            value.vsCompile = fractionAbove(compile, p, cell.tasks);
+            value.vsCompile = fractionAbove(clearCompile, p, cell.tasks);
         }
         cell.fastP.push_back(value);
+    }
+    for (int k : context.passAtKs) {
+        cell.passAtK.push_back(passAtKOf(tasks, k, cell.tasks, modelMostSamples));
     }
     cell.geomeanEager = geometricMean(eager);
     cell.geomeanFallbackEager = fallbackGeomean(eager, cell.tasks);
@@ -97,6 +146,10 @@ LeaderboardCell levelCell(const std::string& model, const LevelContext& context,
     if (options.bootstrapGeomean) {
         cell.geomeanEagerCi = bootstrapGeomeanInterval(eager, options.bootstrapResamples,
                                                        options.confidence, options.bootstrapSeed);
+        if (context.compileAvailable) {
+            cell.geomeanCompileCi = bootstrapGeomeanInterval(
+                compile, options.bootstrapResamples, options.confidence, options.bootstrapSeed);
+        }
     }
     return cell;
 }
@@ -124,11 +177,23 @@ weightedMean(const std::vector<std::pair<const LeaderboardCell*, double>>& level
     return logSpace ? std::exp(mean) : mean;
 }
 
+// The correct, timed tasks' speedups of one model, per weighted level (in level order), with
+// the level's weight: the strata of the overall geomean's bootstrap.
+struct OverallInputs {
+    std::vector<double> pooledEager;
+    std::vector<double> pooledCompile;
+    std::vector<WeightedSample> strataEager;
+    std::vector<WeightedSample> strataCompile;
+    bool anyCompile = false;
+};
+
 LeaderboardCell overallCell(const std::string& model,
                             const std::vector<std::pair<const LeaderboardCell*, double>>& levels,
-                            const std::vector<double>& pooledEager,
-                            const std::vector<double>& pooledCompile, bool anyCompile,
+                            const OverallInputs& inputs, const std::vector<int>& passAtKs,
                             const LeaderboardOptions& options) {
+    const auto& pooledEager = inputs.pooledEager;
+    const auto& pooledCompile = inputs.pooledCompile;
+    const bool anyCompile = inputs.anyCompile;
     LeaderboardCell cell;
     cell.model = model;
     cell.level = kOverallLevel;
@@ -142,6 +207,7 @@ LeaderboardCell overallCell(const std::string& model,
         cell.suspicious += level->suspicious;
         cell.acceptedSuspicious += level->acceptedSuspicious;
         cell.rejected += level->rejected;
+        cell.noisy += level->noisy;
         cell.inputTokens += level->inputTokens;
         cell.outputTokens += level->outputTokens;
         cell.costUsd += level->costUsd;
@@ -184,11 +250,55 @@ LeaderboardCell overallCell(const std::string& model,
         levels, [](const LeaderboardCell& c) { return c.geomeanFallbackEager; }, true);
     cell.geomeanFallbackCompile = weightedMean(
         levels, [](const LeaderboardCell& c) { return c.geomeanFallbackCompile; }, true);
+    for (std::size_t i = 0; i < passAtKs.size(); ++i) {
+        PassAtKValue value;
+        value.k = passAtKs[i];
+        value.value = weightedMean(
+            levels, [i](const LeaderboardCell& c) { return c.passAtK[i].value; }, false);
+        for (const auto& [level, weight] : levels) {
+            value.tasksWithTooFewSamples += level->passAtK[i].tasksWithTooFewSamples;
+        }
+        cell.passAtK.push_back(value);
+    }
     cell.medianEager = median(pooledEager);
     if (anyCompile) {
         cell.medianCompile = median(pooledCompile);
     }
+    if (options.bootstrapGeomean) {
+        cell.geomeanEagerCi =
+            bootstrapWeightedGeomeanInterval(inputs.strataEager, options.bootstrapResamples,
+                                             options.confidence, options.bootstrapSeed);
+        if (anyCompile) {
+            cell.geomeanCompileCi =
+                bootstrapWeightedGeomeanInterval(inputs.strataCompile, options.bootstrapResamples,
+                                                 options.confidence, options.bootstrapSeed);
+        }
+    }
     return cell;
+}
+
+// pass@k values: the configured ones, else 1 and the largest sample count of any task (> 1).
+std::vector<int> passAtKsFor(const std::vector<TaskResult>& tasks,
+                             const LeaderboardOptions& options) {
+    std::vector<int> ks;
+    for (int k : options.passAtKs) {
+        if (k >= 1) {
+            ks.push_back(k);
+        }
+    }
+    if (options.passAtKs.empty()) {
+        int most = 0;
+        for (const TaskResult& task : tasks) {
+            most = std::max(most, task.samples);
+        }
+        ks.push_back(1);
+        if (most > 1) {
+            ks.push_back(most);
+        }
+    }
+    std::sort(ks.begin(), ks.end());
+    ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+    return ks;
 }
 
 } // namespace
@@ -196,6 +306,15 @@ LeaderboardCell overallCell(const std::string& model,
 const FastPValue* LeaderboardCell::fastPAt(double p) const {
     for (const FastPValue& value : fastP) {
         if (std::abs(value.p - p) <= 1e-9) {
+            return &value;
+        }
+    }
+    return nullptr;
+}
+
+const PassAtKValue* LeaderboardCell::passAtKAt(int k) const {
+    for (const PassAtKValue& value : passAtK) {
+        if (value.k == k) {
             return &value;
         }
     }
@@ -234,6 +353,7 @@ Leaderboard computeLeaderboard(std::vector<TaskResult> tasks, const std::set<int
     board.models = modelsOf(tasks);
     board.tasksPerLevel = levelDenominators(tasks, options.tasksPerLevel);
     board.pValues = options.pValues;
+    board.passAtKs = passAtKsFor(tasks, options);
     for (const auto& [level, count] : board.tasksPerLevel) {
         board.levels.push_back(level);
         const auto weight = options.levelWeights.find(level);
@@ -246,9 +366,14 @@ Leaderboard computeLeaderboard(std::vector<TaskResult> tasks, const std::set<int
         board.compileAvailable[level] = true;
     }
 
+    std::map<std::string, int> mostSamples;
+    for (const TaskResult& task : tasks) {
+        int& most = mostSamples[task.model];
+        most = std::max(most, task.samples);
+    }
     for (int level : board.levels) {
         const LevelContext context{level, board.tasksPerLevel.at(level),
-                                   board.compileAvailable.at(level)};
+                                   board.compileAvailable.at(level), board.passAtKs};
         for (const std::string& model : board.models) {
             std::vector<const TaskResult*> own;
             for (const TaskResult& task : tasks) {
@@ -256,7 +381,7 @@ Leaderboard computeLeaderboard(std::vector<TaskResult> tasks, const std::set<int
                     own.push_back(&task);
                 }
             }
-            board.cells.push_back(levelCell(model, context, own, options));
+            board.cells.push_back(levelCell(model, context, own, mostSamples[model], options));
         }
     }
 
@@ -268,25 +393,32 @@ Leaderboard computeLeaderboard(std::vector<TaskResult> tasks, const std::set<int
                 weighted.emplace_back(&cell, weight);
             }
         }
-        std::vector<double> pooledEager;
-        std::vector<double> pooledCompile;
-        bool anyCompile = false;
-        for (const TaskResult& task : tasks) {
-            if (task.model != model || !task.correct || board.levelWeights.at(task.level) <= 0) {
-                continue;
-            }
-            if (task.speedupEager) {
-                pooledEager.push_back(*task.speedupEager);
-            }
-            if (task.speedupCompile) {
-                pooledCompile.push_back(*task.speedupCompile);
-            }
-        }
+        OverallInputs inputs;
         for (const auto& [cell, weight] : weighted) {
-            anyCompile = anyCompile || board.compileAvailable.at(cell->level);
+            WeightedSample eager{{}, weight};
+            WeightedSample compile{{}, weight};
+            for (const TaskResult& task : tasks) {
+                if (task.model != model || task.level != cell->level || !task.correct) {
+                    continue;
+                }
+                if (task.speedupEager) {
+                    eager.values.push_back(*task.speedupEager);
+                }
+                if (task.speedupCompile) {
+                    compile.values.push_back(*task.speedupCompile);
+                }
+            }
+            inputs.pooledEager.insert(inputs.pooledEager.end(), eager.values.begin(),
+                                      eager.values.end());
+            inputs.pooledCompile.insert(inputs.pooledCompile.end(), compile.values.begin(),
+                                        compile.values.end());
+            inputs.strataEager.push_back(std::move(eager));
+            if (board.compileAvailable.at(cell->level)) {
+                inputs.strataCompile.push_back(std::move(compile));
+            }
+            inputs.anyCompile = inputs.anyCompile || board.compileAvailable.at(cell->level);
         }
-        board.overall.push_back(
-            overallCell(model, weighted, pooledEager, pooledCompile, anyCompile, options));
+        board.overall.push_back(overallCell(model, weighted, inputs, board.passAtKs, options));
     }
     return board;
 }

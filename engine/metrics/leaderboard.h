@@ -28,10 +28,22 @@ struct LeaderboardOptions {
     std::map<int, double> levelWeights{{1, 100.0}, {2, 100.0}, {3, 50.0}, {4, 0.0}};
     // Confidence of the Wilson interval of the pass rate (and of the optional bootstrap).
     double confidence = 0.95;
-    // Percentile-bootstrap interval of each level cell's geomean vs eager (off by default).
+    // Percentile-bootstrap intervals of the geomeans vs eager and vs compile, per level and
+    // (stratified by level, with the level weights) overall. Off by default; reports turn it on.
     bool bootstrapGeomean = false;
     int bootstrapResamples = kDefaultBootstrapResamples;
     std::uint64_t bootstrapSeed = kDefaultBootstrapSeed;
+    // k values of pass@k. Empty: 1, and the largest number of samples a task has when that is
+    // above 1 (reports show pass@1 and pass@k wherever k samples exist).
+    std::vector<int> passAtKs;
+};
+
+// pass@k of one cell (see passatk.h): the mean over the level's tasks of the unbiased
+// estimator; missing tasks score 0; tasks with fewer than k (but some) samples are left out.
+struct PassAtKValue {
+    int k = 1;
+    std::optional<double> value; // nullopt when no task has k samples
+    int tasksWithTooFewSamples = 0;
 };
 
 struct FastPValue {
@@ -62,12 +74,16 @@ struct LeaderboardCell {
     std::optional<double> geomeanFallbackCompile; // same, when a compile baseline exists
     std::optional<double> medianEager;
     std::optional<double> medianCompile;
-    std::optional<Interval>
-        geomeanEagerCi; // level cells, with LeaderboardOptions::bootstrapGeomean
+    // With LeaderboardOptions::bootstrapGeomean: level cells bootstrap their tasks, the overall
+    // cell bootstraps each weighted level's tasks within the level (stratified).
+    std::optional<Interval> geomeanEagerCi;
+    std::optional<Interval> geomeanCompileCi;
+    std::vector<PassAtKValue> passAtK; // one per Leaderboard::passAtKs, same order
 
     int suspicious = 0;         // attempts flagged suspicious and not accepted (excluded)
     int acceptedSuspicious = 0; // attempts flagged suspicious and accepted (scored)
     int rejected = 0;           // attempts with verdict Rejected (excluded)
+    int noisy = 0;              // scoring attempts whose timing missed its precision target
 
     long long inputTokens = 0;
     long long outputTokens = 0;
@@ -77,6 +93,8 @@ struct LeaderboardCell {
 
     // The fast_p entry for threshold p (compared with a 1e-9 tolerance), or nullptr.
     const FastPValue* fastPAt(double p) const;
+    // The pass@k entry for k, or nullptr.
+    const PassAtKValue* passAtKAt(int k) const;
 };
 
 struct Leaderboard {
@@ -86,6 +104,7 @@ struct Leaderboard {
     std::map<int, double> levelWeights;   // weight applied to each level in the overall (0 = out)
     std::map<int, bool> compileAvailable; // whether any outcome of the level has a compile speedup
     std::vector<double> pValues;
+    std::vector<int> passAtKs;            // ascending
     std::vector<LeaderboardCell> cells;   // model x level, ordered by level then model
     std::vector<LeaderboardCell> overall; // one per model, in models order
 

@@ -51,4 +51,34 @@ std::optional<double> usableSpeedup(const AttemptOutcome& outcome, Baseline base
     return value;
 }
 
+std::optional<SpeedupBounds> speedupBounds(const AttemptOutcome& outcome, Baseline baseline) {
+    if (!usableSpeedup(outcome, baseline)) {
+        return std::nullopt;
+    }
+    const bool eager = baseline == Baseline::Eager;
+    const std::optional<double>& low = eager ? outcome.eagerLow : outcome.compileLow;
+    const std::optional<double>& high = eager ? outcome.eagerHigh : outcome.compileHigh;
+    const auto good = [](const std::optional<double>& v) {
+        return v && std::isfinite(*v) && *v > 0.0;
+    };
+    if (!good(low) || !good(high) || *low > *high) {
+        return std::nullopt;
+    }
+    return SpeedupBounds{*low, *high};
+}
+
+std::optional<double> clearingSpeedup(const AttemptOutcome& outcome, Baseline baseline) {
+    const auto speedup = usableSpeedup(outcome, baseline);
+    if (!speedup) {
+        return std::nullopt;
+    }
+    // The same rule as the database's task summaries: a finite, positive lower bound.
+    const std::optional<double>& low =
+        baseline == Baseline::Eager ? outcome.eagerLow : outcome.compileLow;
+    if (low && std::isfinite(*low) && *low > 0.0) {
+        return low;
+    }
+    return speedup;
+}
+
 } // namespace kb::metrics

@@ -32,6 +32,13 @@ struct AttemptOutcome {
     bool accepted = false;              // a person reviewed the suspicious attempt and accepted it
     std::optional<double> speedupEager; // eager_median / candidate_median, when correct and timed
     std::optional<double> speedupCompile; // compile_median / candidate_median, when available
+    // The 95 % interval of each speedup when the harness measured one (interleaved timing);
+    // absent for older data. Bounds are used only when both are finite and positive.
+    std::optional<double> eagerLow;
+    std::optional<double> eagerHigh;
+    std::optional<double> compileLow;
+    std::optional<double> compileHigh;
+    bool noisy = false; // some measurement missed its precision target within its time cap
     long long inputTokens = 0;
     long long outputTokens = 0;
     double costUsd = 0;
@@ -52,5 +59,24 @@ inline bool isUnacceptedSuspicious(const AttemptOutcome& outcome) {
 
 // The speedup against the given baseline, or nullopt when absent, non-finite or not positive.
 std::optional<double> usableSpeedup(const AttemptOutcome& outcome, Baseline baseline);
+
+// A speedup's 95 % interval [low, high].
+struct SpeedupBounds {
+    double low = 0;
+    double high = 0;
+    bool contains(double value) const { return low <= value && value <= high; }
+    bool overlaps(const SpeedupBounds& other) const {
+        return low <= other.high && other.low <= high;
+    }
+};
+
+// The interval of the usable speedup against the baseline, when both bounds are finite and
+// positive; nullopt otherwise (no speedup, or older data measured without one).
+std::optional<SpeedupBounds> speedupBounds(const AttemptOutcome& outcome, Baseline baseline);
+
+// What a threshold is compared with (fast_p): the lower bound of the speedup's interval when it
+// has one, else the speedup itself; nullopt when there is no usable speedup. A speedup "clears"
+// p when this value is strictly greater than p.
+std::optional<double> clearingSpeedup(const AttemptOutcome& outcome, Baseline baseline);
 
 } // namespace kb::metrics

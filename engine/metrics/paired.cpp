@@ -27,13 +27,22 @@ std::map<TaskKey, TaskResult> attemptedTasks(const std::vector<AttemptOutcome>& 
     return result;
 }
 
+// The interval of the speedup a paired task uses: the best sample's, when the task is correct
+// and that speedup was measured with one. A failed or untimed task's 1.0 has none.
+std::optional<SpeedupBounds> taskBounds(const TaskResult& task, Baseline baseline) {
+    if (!task.correct || !task.speedup(baseline)) {
+        return std::nullopt;
+    }
+    return task.bounds(baseline);
+}
+
 std::string modelName(const std::vector<AttemptOutcome>& outcomes) {
     return outcomes.empty() ? std::string() : outcomes.front().model;
 }
 
 } // namespace
 
-std::string verdictText(PairedVerdict verdict) {
+std::string verdictText(PairedVerdict verdict, int minSharedTasks) {
     switch (verdict) {
     case PairedVerdict::ABetter:
         return "A better";
@@ -41,6 +50,11 @@ std::string verdictText(PairedVerdict verdict) {
         return "B better";
     case PairedVerdict::Tied:
         return "tied (CI includes 1)";
+    case PairedVerdict::NotSignificant:
+        return "tied (sign test not significant)";
+    case PairedVerdict::NotEnoughEvidence:
+        return "not enough evidence (fewer than " + std::to_string(minSharedTasks) +
+               " shared tasks)";
     case PairedVerdict::NoSharedTasks:
         break;
     }
@@ -73,7 +87,16 @@ PairedComparison comparePaired(const std::vector<AttemptOutcome>& outcomesA,
         task.correctA = taskA.correct;
         task.correctB = b->second.correct;
         task.ratio = task.speedupA / task.speedupB;
-        if (task.ratio > upper) {
+        task.boundsA = taskBounds(taskA, options.baseline);
+        task.boundsB = taskBounds(b->second, options.baseline);
+        const SpeedupBounds a = task.boundsA.value_or(SpeedupBounds{task.speedupA, task.speedupA});
+        const SpeedupBounds bb = task.boundsB.value_or(SpeedupBounds{task.speedupB, task.speedupB});
+        const bool overlap = (task.boundsA || task.boundsB) && a.overlaps(bb);
+        if (overlap && (task.ratio > upper || task.ratio < lower)) {
+            task.tiedByNoise = true;
+            task.comparison = TaskComparison::Tie;
+            ++result.ties;
+        } else if (task.ratio > upper) {
             task.comparison = TaskComparison::Win;
             ++result.wins;
         } else if (task.ratio < lower) {
@@ -94,14 +117,23 @@ PairedComparison comparePaired(const std::vector<AttemptOutcome>& outcomesA,
     result.geomeanRatio = geometricMean(ratios);
     result.ratioCi = bootstrapGeomeanInterval(ratios, options.bootstrapResamples,
                                               options.confidence, options.seed);
+    result.minSharedTasks = options.minSharedTasks;
+    const double alpha = 1.0 - options.confidence;
     if (!result.ratioCi) {
         result.verdict = PairedVerdict::NoSharedTasks;
-    } else if (result.ratioCi->low > 1.0) {
+    } else if (result.sharedTasks() < options.minSharedTasks) {
+        result.verdict = PairedVerdict::NotEnoughEvidence;
+    } else if (result.ratioCi->contains(1.0)) {
+        result.verdict = PairedVerdict::Tied;
+    } else if (result.signTestP >= alpha) {
+        result.verdict = PairedVerdict::NotSignificant;
+    } else if (result.ratioCi->low > 1.0 && result.wins > result.losses) {
         result.verdict = PairedVerdict::ABetter;
-    } else if (result.ratioCi->high < 1.0) {
+    } else if (result.ratioCi->high < 1.0 && result.losses > result.wins) {
         result.verdict = PairedVerdict::BBetter;
     } else {
-        result.verdict = PairedVerdict::Tied;
+        // The interval and the sign test point in opposite directions.
+        result.verdict = PairedVerdict::NotSignificant;
     }
     return result;
 }

@@ -153,4 +153,51 @@ std::optional<Interval> bootstrapGeomeanInterval(const std::vector<double>& valu
     return Interval{*low, *high};
 }
 
+std::optional<Interval> bootstrapWeightedGeomeanInterval(const std::vector<WeightedSample>& strata,
+                                                         int resamples, double confidence,
+                                                         std::uint64_t seed) {
+    if (resamples < 1 || !(confidence > 0.0 && confidence < 1.0)) {
+        return std::nullopt;
+    }
+    std::vector<std::pair<std::vector<double>, double>> logs; // per used stratum: logs, weight
+    double weightSum = 0;
+    for (const WeightedSample& stratum : strata) {
+        if (stratum.values.empty() || !(stratum.weight > 0.0)) {
+            continue;
+        }
+        std::vector<double> l;
+        l.reserve(stratum.values.size());
+        for (double v : stratum.values) {
+            if (!std::isfinite(v) || v <= 0.0) {
+                return std::nullopt;
+            }
+            l.push_back(std::log(v));
+        }
+        logs.emplace_back(std::move(l), stratum.weight);
+        weightSum += stratum.weight;
+    }
+    if (logs.empty()) {
+        return std::nullopt;
+    }
+    std::mt19937_64 rng(seed);
+    std::vector<double> means;
+    means.reserve(static_cast<std::size_t>(resamples));
+    for (int r = 0; r < resamples; ++r) {
+        double weighted = 0;
+        for (const auto& [l, weight] : logs) {
+            const auto n = static_cast<std::uint64_t>(l.size());
+            double sum = 0;
+            for (std::uint64_t i = 0; i < n; ++i) {
+                sum += l[uniformIndex(rng, n)];
+            }
+            weighted += weight * (sum / static_cast<double>(n));
+        }
+        means.push_back(std::exp(weighted / weightSum));
+    }
+    const double alpha = 1.0 - confidence;
+    const auto low = quantile(means, alpha / 2.0);
+    const auto high = quantile(std::move(means), 1.0 - alpha / 2.0);
+    return Interval{*low, *high};
+}
+
 } // namespace kb::metrics

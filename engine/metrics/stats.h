@@ -58,4 +58,21 @@ std::optional<Interval> bootstrapGeomeanInterval(const std::vector<double>& valu
                                                  double confidence = 0.95,
                                                  std::uint64_t seed = kDefaultBootstrapSeed);
 
+// One stratum of a weighted bootstrap: its values and its weight (> 0).
+struct WeightedSample {
+    std::vector<double> values;
+    double weight = 1.0;
+};
+
+// Stratified percentile bootstrap of a weighted geometric mean of per-stratum geometric means,
+// exp(sum_s w_s * mean(log x_s) / sum_s w_s): each resample redraws every stratum's values with
+// replacement within the stratum (strata in the given order, draws as in
+// bootstrapGeomeanInterval from one generator). Strata with no values or weight <= 0 are left
+// out. With one stratum this is bootstrapGeomeanInterval of its values. nullopt when no stratum
+// is left, a value is not finite and positive, or resamples < 1.
+std::optional<Interval> bootstrapWeightedGeomeanInterval(const std::vector<WeightedSample>& strata,
+                                                         int resamples = kDefaultBootstrapResamples,
+                                                         double confidence = 0.95,
+                                                         std::uint64_t seed = kDefaultBootstrapSeed);
+
 } // namespace kb::metrics

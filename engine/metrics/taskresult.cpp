@@ -48,9 +48,19 @@ void addSample(TaskResult& task, const AttemptOutcome& outcome,
         return;
     }
     ++task.correctSamples;
+    task.noisy += outcome.noisy ? 1 : 0;
     const auto eager = usableSpeedup(outcome, Baseline::Eager);
+    const auto compile = usableSpeedup(outcome, Baseline::Compile);
+    if (eager && (!task.speedupEager || *eager > *task.speedupEager)) {
+        task.boundsEager = speedupBounds(outcome, Baseline::Eager);
+    }
+    if (compile && (!task.speedupCompile || *compile > *task.speedupCompile)) {
+        task.boundsCompile = speedupBounds(outcome, Baseline::Compile);
+    }
     maxInto(task.speedupEager, eager);
-    maxInto(task.speedupCompile, usableSpeedup(outcome, Baseline::Compile));
+    maxInto(task.speedupCompile, compile);
+    maxInto(task.clearEager, clearingSpeedup(outcome, Baseline::Eager));
+    maxInto(task.clearCompile, clearingSpeedup(outcome, Baseline::Compile));
 
     // Rank: timed beats untimed, larger speedup beats smaller, lower index breaks ties.
     const bool better = [&] {

@@ -24,6 +24,12 @@ struct TaskResult {
     // Best of k over the scoring samples, per baseline: the largest usable speedup.
     std::optional<double> speedupEager;
     std::optional<double> speedupCompile;
+    // The interval of the sample whose speedup is the best above (nullopt when it has none).
+    std::optional<SpeedupBounds> boundsEager;
+    std::optional<SpeedupBounds> boundsCompile;
+    // Best of k of clearingSpeedup over the scoring samples: what fast_p compares with p.
+    std::optional<double> clearEager;
+    std::optional<double> clearCompile;
     // Sample index of the scoring sample with the largest eager speedup (untimed samples rank
     // after timed ones, ties go to the lower index); -1 when no sample scores.
     int bestSampleIndex = -1;
@@ -31,6 +37,7 @@ struct TaskResult {
     int suspicious = 0;         // samples flagged suspicious and not accepted
     int acceptedSuspicious = 0; // samples flagged suspicious and accepted
     int rejected = 0;           // samples with verdict Rejected
+    int noisy = 0;              // scoring samples whose timing missed its precision target
 
     long long inputTokens = 0;
     long long outputTokens = 0;
@@ -40,6 +47,12 @@ struct TaskResult {
 
     std::optional<double> speedup(Baseline baseline) const {
         return baseline == Baseline::Eager ? speedupEager : speedupCompile;
+    }
+    std::optional<double> clearing(Baseline baseline) const {
+        return baseline == Baseline::Eager ? clearEager : clearCompile;
+    }
+    std::optional<SpeedupBounds> bounds(Baseline baseline) const {
+        return baseline == Baseline::Eager ? boundsEager : boundsCompile;
     }
 };
 

@@ -1,5 +1,7 @@
 #include "leaderboardformat.h"
 
+#include "textformat.h"
+
 #include <QStringList>
 #include <algorithm>
 #include <optional>
@@ -25,7 +27,24 @@ QString speedup(std::optional<double> value) {
     if (!value) {
         return kNotAvailable;
     }
-    return QString::number(*value, 'f', 2) + QLatin1Char('x');
+    return formatSpeedupValue(*value);
+}
+
+// "1.23x [1.10, 1.38]": the geomean with its bootstrap interval, when there is one.
+QString speedupCi(std::optional<double> value, const std::optional<kb::metrics::Interval>& ci) {
+    if (!value) {
+        return kNotAvailable;
+    }
+    return ci ? formatSpeedupInterval(*value, ci->low, ci->high) : formatSpeedupValue(*value);
+}
+
+QString passAtK(const LeaderboardCell& cell, int k) {
+    const auto* value = cell.passAtKAt(k);
+    return value ? rate(value->value) : kNotAvailable;
+}
+
+QString cost(const LeaderboardCell& cell) {
+    return QStringLiteral("$") + QString::number(cell.costUsd, 'f', cell.costUsd < 1.0 ? 4 : 2);
 }
 
 std::optional<double> fastEager(const LeaderboardCell& cell, double p) {
@@ -84,28 +103,33 @@ QString alignedTable(const std::vector<QStringList>& rows) {
     return out;
 }
 
-QStringList textHeader() {
-    return {QStringLiteral("model"),
-            QStringLiteral("tasks"),
-            QStringLiteral("correct"),
-            QStringLiteral("pass rate"),
-            QStringLiteral("fast_1 eager"),
-            QStringLiteral("fast_1.05 eager"),
-            QStringLiteral("fast_1 compile"),
-            QStringLiteral("geomean vs eager"),
-            QStringLiteral("geomean w/ fallback"),
-            QStringLiteral("geomean vs compile"),
-            QStringLiteral("suspicious"),
-            QStringLiteral("rejected")};
+QStringList textHeader(const Leaderboard& board) {
+    QStringList header{QStringLiteral("model"), QStringLiteral("tasks"), QStringLiteral("correct"),
+                       QStringLiteral("pass rate")};
+    for (int k : board.passAtKs) {
+        header << QStringLiteral("pass@") + QString::number(k);
+    }
+    header << QStringLiteral("fast_1 eager") << QStringLiteral("fast_1.05 eager")
+           << QStringLiteral("fast_1 compile") << QStringLiteral("geomean vs eager [95% CI]")
+           << QStringLiteral("geomean w/ fallback") << QStringLiteral("geomean vs compile [95% CI]")
+           << QStringLiteral("noisy") << QStringLiteral("suspicious") << QStringLiteral("rejected")
+           << QStringLiteral("tokens in/out") << QStringLiteral("cost");
+    return header;
 }
 
-QStringList textRow(const LeaderboardCell& cell, bool hasWeight) {
-    return {QString::fromStdString(cell.model), QString::number(cell.tasks),
-            QString::number(cell.correct),      hasWeight ? rate(cell.passRate) : kNotAvailable,
-            rate(fastEager(cell, 1.0)),         rate(fastEager(cell, 1.05)),
-            rate(fastCompile(cell, 1.0)),       speedup(cell.geomeanEager),
-            speedup(cell.geomeanFallbackEager), speedup(cell.geomeanCompile),
-            QString::number(cell.suspicious),   QString::number(cell.rejected)};
+QStringList textRow(const Leaderboard& board, const LeaderboardCell& cell, bool hasWeight) {
+    QStringList row{QString::fromStdString(cell.model), QString::number(cell.tasks),
+                    QString::number(cell.correct), hasWeight ? rate(cell.passRate) : kNotAvailable};
+    for (int k : board.passAtKs) {
+        row << (hasWeight ? passAtK(cell, k) : kNotAvailable);
+    }
+    row << rate(fastEager(cell, 1.0)) << rate(fastEager(cell, 1.05)) << rate(fastCompile(cell, 1.0))
+        << speedupCi(cell.geomeanEager, cell.geomeanEagerCi) << speedup(cell.geomeanFallbackEager)
+        << speedupCi(cell.geomeanCompile, cell.geomeanCompileCi) << QString::number(cell.noisy)
+        << QString::number(cell.suspicious) << QString::number(cell.rejected)
+        << QString::number(cell.inputTokens) + QLatin1Char('/') + QString::number(cell.outputTokens)
+        << cost(cell);
+    return row;
 }
 
 QString markdownEscape(const QString& text) {
@@ -114,15 +138,21 @@ QString markdownEscape(const QString& text) {
     return escaped;
 }
 
-void appendGroup(QStringList& row, const LeaderboardCell* cell, bool hasWeight) {
+void appendGroup(QStringList& row, const Leaderboard& board, const LeaderboardCell* cell,
+                 bool hasWeight) {
     if (!cell || !hasWeight) {
-        for (int i = 0; i < 5; ++i) {
+        for (qsizetype i = 0; i < 5 + static_cast<qsizetype>(board.passAtKs.size()); ++i) {
             row << kNotAvailable;
         }
         return;
     }
-    row << rate(cell->passRate) << rate(fastEager(*cell, 1.0)) << rate(fastCompile(*cell, 1.0))
-        << speedup(cell->geomeanEager) << speedup(cell->geomeanCompile);
+    row << rate(cell->passRate);
+    for (int k : board.passAtKs) {
+        row << passAtK(*cell, k);
+    }
+    row << rate(fastEager(*cell, 1.0)) << rate(fastCompile(*cell, 1.0))
+        << speedupCi(cell->geomeanEager, cell->geomeanEagerCi)
+        << speedupCi(cell->geomeanCompile, cell->geomeanCompileCi);
 }
 
 } // namespace
@@ -139,24 +169,29 @@ QString formatLeaderboardText(const Leaderboard& board) {
                (tasks == 1 ? QStringLiteral(" task") : QStringLiteral(" tasks")) +
                QStringLiteral(", weight ") + QString::number(board.levelWeights.at(level)) +
                QStringLiteral(")\n");
-        std::vector<QStringList> rows{textHeader()};
+        std::vector<QStringList> rows{textHeader(board)};
         for (const std::string& model : board.models) {
             if (const auto* cell = board.find(model, level)) {
-                rows.push_back(textRow(*cell, true));
+                rows.push_back(textRow(board, *cell, true));
             }
         }
         out += alignedTable(rows) + QLatin1Char('\n');
     }
     out += QStringLiteral("Overall (weighted: ") + weightList(board) + QStringLiteral(")\n");
-    std::vector<QStringList> rows{textHeader()};
+    std::vector<QStringList> rows{textHeader(board)};
     bool anyWeight = false;
     for (const auto& [level, weight] : board.levelWeights) {
         anyWeight = anyWeight || weight > 0;
     }
     for (const LeaderboardCell& cell : board.overall) {
-        rows.push_back(textRow(cell, anyWeight));
+        rows.push_back(textRow(board, cell, anyWeight));
     }
     out += alignedTable(rows);
+    out += QStringLiteral("\nfast_p counts a speedup only when the lower bound of its 95% interval "
+                          "is above p (the speedup itself when it has no interval). Geomean "
+                          "intervals: percentile bootstrap over tasks (overall: within each level), "
+                          "2000 resamples, fixed seed. pass@k: unbiased estimator over the samples "
+                          "of each task.\n");
     return out;
 }
 
@@ -164,10 +199,12 @@ QString formatLeaderboardMarkdown(const Leaderboard& board) {
     if (board.models.empty()) {
         return QStringLiteral("No results.\n");
     }
-    const QStringList groupColumns{QStringLiteral("Pass"), QStringLiteral("Faster than eager"),
-                                   QStringLiteral("Faster than compile"),
-                                   QStringLiteral("Geomean vs eager"),
-                                   QStringLiteral("Geomean vs compile")};
+    QStringList groupColumns{QStringLiteral("Pass")};
+    for (int k : board.passAtKs) {
+        groupColumns << QStringLiteral("pass@") + QString::number(k);
+    }
+    groupColumns << QStringLiteral("Faster than eager") << QStringLiteral("Faster than compile")
+                 << QStringLiteral("Geomean vs eager") << QStringLiteral("Geomean vs compile");
     QStringList header{QStringLiteral("Model")};
     QStringList groups;
     for (int level : board.levels) {
@@ -187,9 +224,9 @@ QString formatLeaderboardMarkdown(const Leaderboard& board) {
     for (const std::string& model : board.models) {
         QStringList row{markdownEscape(QString::fromStdString(model))};
         for (int level : board.levels) {
-            appendGroup(row, board.find(model, level), true);
+            appendGroup(row, board, board.find(model, level), true);
         }
-        appendGroup(row, board.find(model, kb::metrics::kOverallLevel), anyWeight);
+        appendGroup(row, board, board.find(model, kb::metrics::kOverallLevel), anyWeight);
         rows.push_back(row);
     }
 
@@ -226,11 +263,37 @@ QString formatLeaderboardMarkdown(const Leaderboard& board) {
         sizes << levelName(level) + QLatin1Char(' ') +
                      QString::number(board.tasksPerLevel.at(level));
     }
-    out += QStringLiteral("\nPass = correct / tasks. Faster than eager / compile = fast_1.0: "
-                          "correct and speedup > 1.0, over all tasks. Geomeans over correct "
-                          "tasks. Tasks per level: ") +
+    out += QStringLiteral("\nPass = correct / tasks (best of the samples). pass@k = unbiased "
+                          "estimator over each task's samples. Faster than eager / compile = "
+                          "fast_1.0: correct and the lower bound of the speedup's 95% interval "
+                          "above 1.0 (the speedup itself when measured without one), over all "
+                          "tasks. Geomeans over correct tasks, with their 95% percentile-bootstrap "
+                          "interval (overall: resampled within each level). Tasks per level: ") +
            sizes.join(QStringLiteral(", ")) + QStringLiteral(". Overall weighted: ") +
            weightList(board) + QStringLiteral(".\n");
+
+    // Cost and flags per model over every level (not only the weighted ones).
+    out += QStringLiteral("\n| Model | Input tokens | Output tokens | Cost | Noisy timings | "
+                          "Suspicious | Rejected |\n| :-- | --: | --: | --: | --: | --: | --: |\n");
+    for (const std::string& model : board.models) {
+        LeaderboardCell total;
+        for (const LeaderboardCell& cell : board.cells) {
+            if (cell.model == model) {
+                total.inputTokens += cell.inputTokens;
+                total.outputTokens += cell.outputTokens;
+                total.costUsd += cell.costUsd;
+                total.noisy += cell.noisy;
+                total.suspicious += cell.suspicious;
+                total.rejected += cell.rejected;
+            }
+        }
+        out += QStringLiteral("| ") + markdownEscape(QString::fromStdString(model)) +
+               QStringLiteral(" | ") + QString::number(total.inputTokens) + QStringLiteral(" | ") +
+               QString::number(total.outputTokens) + QStringLiteral(" | ") + cost(total) +
+               QStringLiteral(" | ") + QString::number(total.noisy) + QStringLiteral(" | ") +
+               QString::number(total.suspicious) + QStringLiteral(" | ") +
+               QString::number(total.rejected) + QStringLiteral(" |\n");
+    }
     return out;
 }
 

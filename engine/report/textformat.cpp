@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <algorithm>
 #include <cmath>
 
 namespace kb::report {
@@ -28,6 +29,34 @@ double roundDerived(double value)
         return value;
     const double rounded = std::round(value * 1e9) / 1e9;
     return rounded == 0.0 ? 0.0 : rounded; // no "-0"
+}
+
+namespace {
+QString speedupDigits(double value)
+{
+    if (!std::isfinite(value))
+        return formatNumber(value);
+    if (std::abs(value) >= 1.0 || value == 0.0)
+        return QString::number(value, 'f', 2);
+    // Three significant digits without an exponent: 0.987, 0.0123, 0.000456.
+    const int decimals = std::min(12, 2 - static_cast<int>(std::floor(std::log10(std::abs(value)))));
+    return QString::number(value, 'f', decimals);
+}
+} // namespace
+
+QString formatSpeedupValue(double value, const QString& unit)
+{
+    return speedupDigits(value) + unit;
+}
+
+QString formatSpeedupInterval(double value, std::optional<double> low, std::optional<double> high,
+                              const QString& unit)
+{
+    QString text = formatSpeedupValue(value, unit);
+    if (low && high)
+        text += QStringLiteral(" [") + speedupDigits(*low) + QStringLiteral(", ") + speedupDigits(*high)
+                + QLatin1Char(']');
+    return text;
 }
 
 QString csvField(const QString& text)

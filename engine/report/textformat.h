@@ -16,6 +16,15 @@ QString formatOptional(const std::optional<double>& value);
 // bits depend on the maths library.
 double roundDerived(double value);
 
+// A speedup as people read it: two decimals from 1 up ("1.23x", "40.00x"), three significant
+// digits below ("0.987x", "0.0123x"), so a small speedup never prints as "0.00x". `unit` is
+// appended ("x" in text, "×" on screen).
+QString formatSpeedupValue(double value, const QString& unit = QStringLiteral("x"));
+// "1.23x [1.19, 1.27]" with the interval's bounds in the same digits; just the speedup when
+// there is no interval.
+QString formatSpeedupInterval(double value, std::optional<double> low, std::optional<double> high,
+                              const QString& unit = QStringLiteral("x"));
+
 // One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; quotes doubled.
 QString csvField(const QString& text);
 // Text and attribute escaping for XML/XHTML (&, <, >, " and ').

@@ -51,6 +51,15 @@ inline AttemptOutcome failed(std::string model, std::string task, int level, Ver
     return O{std::move(model), std::move(task), level, sample, verdict, {}, {}};
 }
 
+// The outcome with a 95 % interval on its eager speedup (and noisy when asked).
+inline AttemptOutcome withEagerBounds(AttemptOutcome o, double low, double high,
+                                      bool noisy = false) {
+    o.eagerLow = low;
+    o.eagerHigh = high;
+    o.noisy = noisy;
+    return o;
+}
+
 // Value of an optional double for QFETCH-friendly tables: NaN stands for nullopt.
 inline double orNan(std::optional<double> value) {
     return value ? *value : std::numeric_limits<double>::quiet_NaN();

@@ -1,5 +1,6 @@
 #include "engine/metrics/definitions.h"
 #include "engine/metrics/leaderboard.h"
+#include "engine/metrics/paired.h"
 #include "engine/metrics/stats.h"
 
 #include <QFile>
@@ -41,8 +42,15 @@ void TestDefinitions::mentions_data() {
     QTest::addColumn<QString>("needle");
     const char* needles[] = {
         "**Pass rate** = correct / tasks",
-        "strictly greater than p, divided by all tasks",
-        "A speedup exactly\n  equal to p does not count",
+        "clears p, divided by all tasks",
+        "A value exactly equal to p does not count",
+        "the lower bound of its interval is strictly greater",
+        "noisy-timing",
+        "95 % intervals overlap",
+        "not enough evidence (fewer than 6 shared\n  tasks)",
+        "tied (sign test not significant)",
+        "stratified percentile bootstrap",
+        "pass@1 and pass@k",
         "contributes 1.0",
         "L1 100, L2 100, L3 50, L4 0",
         "sum_l w_l * r_l / sum_l w_l",
@@ -74,6 +82,10 @@ void TestDefinitions::documentedDefaultsMatchCode() {
     QVERIFY(text.contains(QStringLiteral("seeded with ") + QString::number(kDefaultBootstrapSeed)));
     QVERIFY(
         text.contains(QString::number(kDefaultBootstrapResamples) + QStringLiteral(" resamples")));
+    QVERIFY(text.contains(QStringLiteral("at least ") + QString::number(kMinPairedSharedTasks)
+                          + QStringLiteral(" shared tasks")));
+    QCOMPARE(signTestPValue(kMinPairedSharedTasks, 0) < 0.05, true);
+    QCOMPARE(signTestPValue(kMinPairedSharedTasks - 1, 0) < 0.05, false);
     const LeaderboardOptions defaults;
     QCOMPARE(defaults.levelWeights.at(1), 100.0);
     QCOMPARE(defaults.levelWeights.at(2), 100.0);

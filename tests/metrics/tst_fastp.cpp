@@ -48,6 +48,9 @@ private Q_SLOTS:
     void curve_data();
     void curve();
     void resolveGroupsAndSorts();
+    void intervalMustClear_data();
+    void intervalMustClear();
+    void bestOfKClearing();
 };
 
 void TestFastP::resolveTask_data() {
@@ -234,6 +237,60 @@ void TestFastP::resolveGroupsAndSorts() {
     QCOMPARE(modelsOf(tasks), (std::vector<std::string>{"a", "b"}));
     const auto denominators = levelDenominators(tasks, {{2, 0}, {5, 3}});
     QCOMPARE(denominators, (std::map<int, int>{{1, 2}, {2, 2}, {5, 3}}));
+}
+
+
+void TestFastP::intervalMustClear_data() {
+    QTest::addColumn<double>("speedup");
+    QTest::addColumn<double>("low"); // NaN: measured without an interval (older data)
+    QTest::addColumn<double>("high");
+    QTest::addColumn<double>("p");
+    QTest::addColumn<bool>("counts");
+    QTest::newRow("point above, interval above") << 1.30 << 1.20 << 1.40 << 1.0 << true;
+    QTest::newRow("point above, interval holds 1") << 1.03 << 0.99 << 1.07 << 1.0 << false;
+    QTest::newRow("interval low exactly p") << 1.10 << 1.00 << 1.20 << 1.0 << false;
+    QTest::newRow("no interval, above") << 1.03 << kNone << kNone << 1.0 << true;
+    QTest::newRow("no interval, equal") << 1.0 << kNone << kNone << 1.0 << false;
+    QTest::newRow("clears 1.0, not 1.05") << 1.10 << 1.04 << 1.16 << 1.05 << false;
+    QTest::newRow("clears 1.05") << 1.10 << 1.06 << 1.14 << 1.05 << true;
+    QTest::newRow("slower, tight") << 0.50 << 0.49 << 0.51 << 0.0 << true;
+}
+
+void TestFastP::intervalMustClear() {
+    QFETCH(double, speedup);
+    QFETCH(double, low);
+    QFETCH(double, high);
+    QFETCH(double, p);
+    QFETCH(bool, counts);
+    AttemptOutcome outcome = correct("m", "t1", 1, speedup, speedup);
+    if (!std::isnan(low)) {
+        outcome = withEagerBounds(outcome, low, high);
+        outcome.compileLow = low;
+        outcome.compileHigh = high;
+    }
+    // Two tasks: the one under test and a failed one, so a count of 1 is 0.5.
+    const Outcomes outcomes{outcome, failed("m", "t2", 1, Verdict::Incorrect)};
+    const double expected = counts ? 0.5 : 0.0;
+    QCOMPARE(kb::metrics::fastP(outcomes, Baseline::Eager, p), expected);
+    QCOMPARE(kb::metrics::fastP(outcomes, Baseline::Compile, p), expected);
+    // The point estimate and the geomean are not changed by the interval.
+    const auto tasks = resolveTasks(outcomes);
+    QCOMPARE(*tasks.front().speedupEager, speedup);
+}
+
+void TestFastP::bestOfKClearing() {
+    // Sample 0 has the larger point speedup but a wide interval; sample 1 a smaller, tight one.
+    // The task's speedup is the best point (1.25), and it clears 1.0 through sample 1's bound.
+    const Outcomes outcomes{withEagerBounds(correct("m", "t", 1, 1.25, {}, 0), 0.90, 1.60, true),
+                            withEagerBounds(correct("m", "t", 1, 1.15, {}, 1), 1.10, 1.20)};
+    const auto tasks = resolveTasks(outcomes);
+    QCOMPARE(tasks.size(), std::size_t(1));
+    QCOMPARE(*tasks.front().speedupEager, 1.25);
+    QCOMPARE(*tasks.front().clearEager, 1.10);
+    QCOMPARE(tasks.front().boundsEager->low, 0.90); // the interval of the best point
+    QCOMPARE(tasks.front().noisy, 1);
+    QCOMPARE(kb::metrics::fastP(outcomes, Baseline::Eager, 1.0), 1.0);
+    QCOMPARE(kb::metrics::fastP(outcomes, Baseline::Eager, 1.10), 0.0);
 }
 
 QTEST_GUILESS_MAIN(TestFastP)

@@ -127,6 +127,10 @@ private Q_SLOTS:
     void cellBootstrap();
     void emptyInput();
     void resultIsOrderIndependent();
+    void passAtKPerCell_data();
+    void passAtKPerCell();
+    void overallBootstrapIsStratified();
+    void fastPUsesIntervals();
 };
 
 void TestLeaderboard::levelCells_data() {
@@ -438,6 +442,82 @@ void TestLeaderboard::resultIsOrderIndependent() {
         QCOMPARE(a.cells[i].geomeanFallbackEager, b.cells[i].geomeanFallbackEager);
     }
     QCOMPARE(a.overall[1].passRate, b.overall[1].passRate);
+}
+
+void TestLeaderboard::passAtKPerCell_data() {
+    QTest::addColumn<int>("k");
+    QTest::addColumn<double>("many");  // model "many": 3 samples on t1 (1 scores), 3 on t2 (0)
+    QTest::addColumn<double>("single"); // model "single": 1 sample each (t1 scores); NaN = n/a
+    // pass@1: t1 1/3, t2 0 -> 1/6; pass@3: t1 1, t2 0 -> 1/2.
+    QTest::newRow("k=1") << 1 << 1.0 / 6.0 << 0.5;
+    QTest::newRow("k=3") << 3 << 0.5 << std::numeric_limits<double>::quiet_NaN();
+}
+
+void TestLeaderboard::passAtKPerCell() {
+    QFETCH(int, k);
+    QFETCH(double, many);
+    QFETCH(double, single);
+    Outcomes outcomes;
+    for (int i = 0; i < 3; ++i) {
+        outcomes.push_back(i == 0 ? correct("many", "t1", 1, 1.5, {}, i)
+                                  : failed("many", "t1", 1, Verdict::Incorrect, i));
+        outcomes.push_back(failed("many", "t2", 1, Verdict::Incorrect, i));
+    }
+    outcomes.push_back(correct("single", "t1", 1, 1.2));
+    outcomes.push_back(failed("single", "t2", 1, Verdict::BuildError));
+    const Leaderboard board = computeLeaderboard(outcomes);
+    QCOMPARE(board.passAtKs, (std::vector<int>{1, 3}));
+    const auto* a = board.find("many", 1)->passAtKAt(k);
+    QVERIFY(a && a->value);
+    QVERIFY(std::abs(*a->value - many) < 1e-12);
+    const auto* b = board.find("single", 1)->passAtKAt(k);
+    QVERIFY(b);
+    QCOMPARE(b->value.has_value(), !std::isnan(single));
+    if (b->value) {
+        QVERIFY(std::abs(*b->value - single) < 1e-12);
+    }
+    // The overall of a single weighted level is that level's value.
+    const auto* overall = board.find("many", kOverallLevel)->passAtKAt(k);
+    QVERIFY(std::abs(*overall->value - many) < 1e-12);
+}
+
+void TestLeaderboard::overallBootstrapIsStratified() {
+    LeaderboardOptions options;
+    options.bootstrapGeomean = true;
+    const Outcomes oneLevel{correct("m", "a", 1, 1.2), correct("m", "b", 1, 2.0),
+                            correct("m", "c", 1, 0.7)};
+    const Leaderboard single = computeLeaderboard(oneLevel, options);
+    const auto& level = *single.find("m", 1)->geomeanEagerCi;
+    const auto& overall = *single.find("m", kOverallLevel)->geomeanEagerCi;
+    QVERIFY(std::abs(level.low - overall.low) < 1e-12);
+    QVERIFY(std::abs(level.high - overall.high) < 1e-12);
+
+    Outcomes twoLevels = oneLevel;
+    twoLevels.push_back(correct("m", "d", 2, 3.0));
+    twoLevels.push_back(correct("m", "e", 2, 3.0));
+    const Leaderboard two = computeLeaderboard(twoLevels, options);
+    const auto* cell = two.find("m", kOverallLevel);
+    QVERIFY(cell->geomeanEagerCi->contains(*cell->geomeanEager));
+    // Level 2 never varies (both 3.0): the overall interval is narrower than level 1's in log
+    // space, scaled by level 1's weight share (1/2).
+    const double widthL1 = std::log(level.high / level.low);
+    const double widthAll = std::log(cell->geomeanEagerCi->high / cell->geomeanEagerCi->low);
+    QVERIFY(std::abs(widthAll - widthL1 / 2.0) < 1e-9);
+    QVERIFY(!cell->geomeanCompileCi); // no compile baseline
+}
+
+void TestLeaderboard::fastPUsesIntervals() {
+    // t1 1.04x whose interval holds 1; t2 1.2x clears; t3 1.1x without interval (older data).
+    const Outcomes outcomes{withEagerBounds(correct("m", "t1", 1, 1.04), 0.98, 1.10, true),
+                            withEagerBounds(correct("m", "t2", 1, 1.2), 1.15, 1.25),
+                            correct("m", "t3", 1, 1.1)};
+    const Leaderboard board = computeLeaderboard(outcomes);
+    const auto* cell = board.find("m", 1);
+    QVERIFY(std::abs(cell->fastPAt(1.0)->vsEager - 2.0 / 3.0) < 1e-12);
+    QVERIFY(std::abs(cell->fastPAt(1.05)->vsEager - 2.0 / 3.0) < 1e-12);
+    QCOMPARE(cell->noisy, 1);
+    // Geomeans keep the point estimates.
+    QVERIFY(std::abs(*cell->geomeanEager - std::cbrt(1.04 * 1.2 * 1.1)) < 1e-12);
 }
 
 QTEST_GUILESS_MAIN(TestLeaderboard)

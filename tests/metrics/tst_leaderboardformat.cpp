@@ -19,20 +19,27 @@ QString render(Format format, const Leaderboard& board) {
                                   : kb::report::formatLeaderboardMarkdown(board);
 }
 
+// As the reports compute it: with the bootstrap intervals of the geomeans.
+LeaderboardOptions reportOptions() {
+    LeaderboardOptions options;
+    options.bootstrapGeomean = true;
+    return options;
+}
+
 Leaderboard boardFor(const QString& fixture) {
     if (fixture == QLatin1String("table1")) {
-        LeaderboardOptions options;
+        LeaderboardOptions options = reportOptions();
         options.tasksPerLevel = {{1, 4}, {2, 2}, {3, 1}};
         return computeLeaderboard(table1Fixture(), options);
     }
     if (fixture == QLatin1String("cpu")) {
-        return computeLeaderboard(cpuFixture());
+        return computeLeaderboard(cpuFixture(), reportOptions());
     }
     if (fixture == QLatin1String("l4only")) {
         // Only a level whose default weight is 0: the overall has nothing to weigh.
-        return computeLeaderboard({correct("solo", "k", 4, 2.0)});
+        return computeLeaderboard({correct("solo", "k", 4, 2.0)}, reportOptions());
     }
-    return computeLeaderboard({});
+    return computeLeaderboard({}, reportOptions());
 }
 
 } // namespace

@@ -78,6 +78,10 @@ private Q_SLOTS:
     void bootstrapDeterministic_data();
     void bootstrapDeterministic();
     void compileBaseline();
+    void noiseAwareTies_data();
+    void noiseAwareTies();
+    void identicalKernels_data();
+    void identicalKernels();
     void noSharedTasks();
     void verdictTexts_data();
     void verdictTexts();
@@ -178,8 +182,16 @@ void TestPaired::signTestAndVerdict_data() {
     QTest::newRow("8-1-3") << 8 << 1 << 3 << 0.0390625 << std::pow(2.0, 7.0 / 12.0)
                            << PairedVerdict::ABetter;
     QTest::newRow("3-3") << 3 << 3 << 0 << 1.0 << 1.0 << PairedVerdict::Tied;
-    QTest::newRow("all ties") << 0 << 0 << 4 << 1.0 << 1.0 << PairedVerdict::Tied;
+    QTest::newRow("all ties") << 0 << 0 << 6 << 1.0 << 1.0 << PairedVerdict::Tied;
     QTest::newRow("6-0") << 6 << 0 << 0 << 0.03125 << 2.0 << PairedVerdict::ABetter;
+    // Below the minimum of 6 shared tasks no verdict, however clear the interval looks.
+    QTest::newRow("5-0") << 5 << 0 << 0 << 0.0625 << 2.0 << PairedVerdict::NotEnoughEvidence;
+    QTest::newRow("0-2") << 0 << 2 << 0 << 0.5 << 0.5 << PairedVerdict::NotEnoughEvidence;
+    QTest::newRow("4 ties") << 0 << 0 << 4 << 1.0 << 1.0 << PairedVerdict::NotEnoughEvidence;
+    // 5 wins and 3 ties: every resample's geomean is >= 1 and the interval lies above 1, but
+    // five wins alone give p = 2 / 2^5 = 0.0625.
+    QTest::newRow("5-0-3") << 5 << 0 << 3 << 0.0625 << std::pow(2.0, 5.0 / 8.0)
+                           << PairedVerdict::NotSignificant;
 }
 
 void TestPaired::signTestAndVerdict() {
@@ -253,6 +265,88 @@ void TestPaired::compileBaseline() {
     QCOMPARE(find("t3").comparison, TaskComparison::Win); // 1.0 / 0.75
 }
 
+void TestPaired::noiseAwareTies_data() {
+    QTest::addColumn<double>("a");
+    QTest::addColumn<double>("aLow");
+    QTest::addColumn<double>("aHigh");
+    QTest::addColumn<double>("b"); // 0: B failed (exact 1.0); < 0: B without interval
+    QTest::addColumn<double>("bLow");
+    QTest::addColumn<double>("bHigh");
+    QTest::addColumn<TaskComparison>("comparison");
+    QTest::addColumn<bool>("byNoise");
+    QTest::newRow("apart") << 1.30 << 1.25 << 1.35 << 1.10 << 1.05 << 1.15 << TaskComparison::Win
+                           << false;
+    QTest::newRow("overlap") << 1.30 << 1.10 << 1.50 << 1.10 << 1.00 << 1.20
+                             << TaskComparison::Tie << true;
+    QTest::newRow("touching") << 1.30 << 1.20 << 1.40 << 1.10 << 1.00 << 1.20
+                              << TaskComparison::Tie << true;
+    QTest::newRow("loss apart") << 0.80 << 0.78 << 0.82 << 1.00 << 0.98 << 1.02
+                                << TaskComparison::Loss << false;
+    QTest::newRow("interval holds failed 1.0") << 1.10 << 0.95 << 1.25 << 0.0 << 0.0 << 0.0
+                                               << TaskComparison::Tie << true;
+    QTest::newRow("interval above failed 1.0") << 1.10 << 1.05 << 1.15 << 0.0 << 0.0 << 0.0
+                                               << TaskComparison::Win << false;
+    QTest::newRow("holds other's point") << 1.30 << 1.05 << 1.40 << -1.10 << 0.0 << 0.0
+                                         << TaskComparison::Tie << true;
+    QTest::newRow("inside the band anyway") << 1.01 << 1.00 << 1.02 << 1.00 << 0.99 << 1.01
+                                            << TaskComparison::Tie << false;
+}
+
+void TestPaired::noiseAwareTies() {
+    QFETCH(double, a);
+    QFETCH(double, aLow);
+    QFETCH(double, aHigh);
+    QFETCH(double, b);
+    QFETCH(double, bLow);
+    QFETCH(double, bHigh);
+    QFETCH(TaskComparison, comparison);
+    QFETCH(bool, byNoise);
+    const Outcomes outA{withEagerBounds(correct("A", "t", 1, a), aLow, aHigh)};
+    Outcomes outB;
+    if (b == 0.0) {
+        outB.push_back(failed("B", "t", 1, Verdict::Incorrect));
+    } else if (b < 0) {
+        outB.push_back(correct("B", "t", 1, -b));
+    } else {
+        outB.push_back(withEagerBounds(correct("B", "t", 1, b), bLow, bHigh));
+    }
+    const PairedComparison result = comparePaired(outA, outB);
+    QCOMPARE(result.sharedTasks(), 1);
+    QCOMPARE(result.tasks.front().comparison, comparison);
+    QCOMPARE(result.tasks.front().tiedByNoise, byNoise);
+    QCOMPARE(result.verdict, PairedVerdict::NotEnoughEvidence);
+}
+
+void TestPaired::identicalKernels_data() {
+    QTest::addColumn<int>("tasks");
+    QTest::addColumn<PairedVerdict>("verdict");
+    // The same kernel measured twice reads a few percent apart; its intervals overlap.
+    QTest::newRow("2 tasks") << 2 << PairedVerdict::NotEnoughEvidence;
+    QTest::newRow("5 tasks") << 5 << PairedVerdict::NotEnoughEvidence;
+    QTest::newRow("8 tasks") << 8 << PairedVerdict::NotSignificant;
+    QTest::newRow("20 tasks") << 20 << PairedVerdict::NotSignificant;
+}
+
+void TestPaired::identicalKernels() {
+    QFETCH(int, tasks);
+    QFETCH(PairedVerdict, verdict);
+    Outcomes a;
+    Outcomes b;
+    for (int i = 0; i < tasks; ++i) {
+        const std::string task = "k" + std::to_string(i);
+        const double s = 1.5 + 0.1 * i;
+        // B always reads 4 % faster: a systematic-looking difference inside the noise.
+        a.push_back(withEagerBounds(correct("A", task, 1, s), s * 0.95, s * 1.05));
+        b.push_back(withEagerBounds(correct("B", task, 1, s * 1.04), s * 0.99, s * 1.09));
+    }
+    const PairedComparison result = comparePaired(a, b);
+    QCOMPARE(result.ties, tasks);
+    QCOMPARE(result.wins + result.losses, 0);
+    QVERIFY(result.ratioCi->high < 1.0); // the raw ratios alone would say "B better"
+    QCOMPARE(result.verdict, verdict);
+    QVERIFY(result.verdict != PairedVerdict::BBetter);
+}
+
 void TestPaired::noSharedTasks() {
     const PairedComparison result =
         comparePaired({correct("A", "x", 1, 2.0)}, {correct("B", "x", 2, 2.0)});
@@ -273,6 +367,10 @@ void TestPaired::verdictTexts_data() {
     QTest::newRow("B") << PairedVerdict::BBetter << QStringLiteral("B better");
     QTest::newRow("tied") << PairedVerdict::Tied << QStringLiteral("tied (CI includes 1)");
     QTest::newRow("none") << PairedVerdict::NoSharedTasks << QStringLiteral("no shared tasks");
+    QTest::newRow("few") << PairedVerdict::NotEnoughEvidence
+                         << QStringLiteral("not enough evidence (fewer than 6 shared tasks)");
+    QTest::newRow("sign") << PairedVerdict::NotSignificant
+                          << QStringLiteral("tied (sign test not significant)");
 }
 
 void TestPaired::verdictTexts() {
