@@ -6,6 +6,7 @@
 #include "core/paths.h"
 #include "report/baselineimport.h"
 #include "report/exporter.h"
+#include "report/jsonexport.h"
 #ifdef KBSTUDIO_CLI_PDF
 #include "report/pdfreport.h"
 #endif
@@ -16,6 +17,7 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
+#include <QSaveFile>
 #ifdef KBSTUDIO_CLI_PDF
 #include <QGuiApplication>
 #endif
@@ -39,6 +41,27 @@ bool writeStdout(const QByteArray& bytes)
 {
     QFile stdoutFile;
     return stdoutFile.open(stdout, QIODevice::WriteOnly) && stdoutFile.write(bytes) == bytes.size();
+}
+
+int exportJson(db::Connection& conn, const report::ExportFilter& filter, const QString& outPath)
+{
+    qint64 written = 0;
+    if (outPath == QLatin1String("-")) {
+        QFile stdoutFile;
+        if (!stdoutFile.open(stdout, QIODevice::WriteOnly))
+            return fail(QStringLiteral("cannot write to stdout"));
+        written = report::writeJsonExport(conn, filter, stdoutFile);
+        return stdoutFile.flush() ? 0 : fail(QStringLiteral("cannot write to stdout"));
+    }
+    // All or nothing: a failed export leaves no half-written file (and an older one intact).
+    QSaveFile file(outPath);
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
+    written = report::writeJsonExport(conn, filter, file);
+    if (!file.commit())
+        return fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
+    out(QStringLiteral("wrote json to %1 (%2 attempts)\n").arg(outPath).arg(written));
+    return 0;
 }
 
 } // namespace
@@ -95,6 +118,10 @@ int exportCommand(const QStringList& args)
         return fail(QStringLiteral("database '%1' does not exist").arg(dbFile));
     try {
         db::Database database(dbFile.toStdString(), db::Database::Access::ReadOnly);
+        if (*format == report::ExportFormat::Json) {
+            // Streamed: a million attempts are never held in memory at once.
+            return exportJson(database.connection(), filter, outPath);
+        }
         const auto data = report::loadReportData(database.connection(), filter,
                                                  report::loadOptionsFor(*format));
         report::HtmlOptions html;

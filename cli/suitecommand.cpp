@@ -115,7 +115,22 @@ int suiteCommand(const QStringList& args)
             db::Database database(databasePath(p).toStdString());
             db::CatalogRepository catalog(database.connection());
             const auto imported = engine::importSuite(database.connection(), suite);
-            out(QStringLiteral("imported suite '%1': %2 tasks\n").arg(suite.name).arg(imported.tasks));
+            QString summary = QStringLiteral("imported suite '%1': %2 tasks").arg(imported.name).arg(imported.tasks);
+            if (imported.added != imported.tasks || imported.updated || imported.versioned) {
+                summary += QStringLiteral(" (%1 new, %2 changed in place, %3 unchanged)")
+                               .arg(imported.added)
+                               .arg(imported.updated)
+                               .arg(imported.tasks - imported.added - imported.updated - imported.versioned);
+            }
+            if (imported.versioned) {
+                summary += QStringLiteral("; %1 changed after a run used them: %1 new version(s), the runs keep "
+                                          "the version they evaluated").arg(imported.versioned);
+            }
+            if (imported.name != suite.name) {
+                summary += QStringLiteral("; a suite of yours is named '%1', so the built-in one is stored as '%2'")
+                               .arg(suite.name, imported.name);
+            }
+            out(summary + QLatin1Char('\n'));
             if (!p.isSet(QStringLiteral("validate")))
                 return 0;
             return validateTasks(database, catalog.tasks(imported.suiteId), device, timeout) == 0 ? 0 : 1;

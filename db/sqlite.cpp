@@ -220,6 +220,33 @@ std::optional<double> Statement::optReal(int col) const
     return real(col);
 }
 
+int Statement::columnCount() const
+{
+    return sqlite3_column_count(m_stmt);
+}
+
+std::string Statement::columnName(int col) const
+{
+    const char* name = sqlite3_column_name(m_stmt, col);
+    return name ? name : "";
+}
+
+Statement::Type Statement::type(int col) const
+{
+    switch (sqlite3_column_type(m_stmt, col)) {
+    case SQLITE_INTEGER:
+        return Type::Integer;
+    case SQLITE_FLOAT:
+        return Type::Real;
+    case SQLITE_TEXT:
+        return Type::Text;
+    case SQLITE_BLOB:
+        return Type::Blob;
+    default:
+        return Type::Null;
+    }
+}
+
 std::optional<std::int64_t> Statement::optInt64(int col) const
 {
     if (isNull(col))
@@ -231,10 +258,14 @@ namespace {
 std::atomic<int> g_savepointCounter{0};
 }
 
-Transaction::Transaction(Connection& conn)
+Transaction::Transaction(Connection& conn, Lock lock)
     : m_conn(conn)
-    , m_name("kb_sp_" + std::to_string(++g_savepointCounter))
 {
+    if (lock == Lock::Immediate && sqlite3_get_autocommit(conn.handle()) != 0) {
+        m_conn.exec("BEGIN IMMEDIATE"); // m_name stays empty: a top-level transaction
+        return;
+    }
+    m_name = "kb_sp_" + std::to_string(++g_savepointCounter);
     m_conn.exec("SAVEPOINT " + m_name);
 }
 
@@ -243,8 +274,12 @@ Transaction::~Transaction()
     if (m_done)
         return;
     try {
-        m_conn.exec("ROLLBACK TO " + m_name);
-        m_conn.exec("RELEASE " + m_name);
+        if (m_name.empty()) {
+            m_conn.exec("ROLLBACK");
+        } else {
+            m_conn.exec("ROLLBACK TO " + m_name);
+            m_conn.exec("RELEASE " + m_name);
+        }
     } catch (...) {
         // Destructors must not throw; SQLite rolls back an unfinished transaction on close.
     }
@@ -252,7 +287,7 @@ Transaction::~Transaction()
 
 void Transaction::commit()
 {
-    m_conn.exec("RELEASE " + m_name);
+    m_conn.exec(m_name.empty() ? std::string("COMMIT") : "RELEASE " + m_name);
     m_done = true;
 }
 

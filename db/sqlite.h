@@ -72,6 +72,12 @@ public:
     std::optional<double> optReal(int col) const;
     std::optional<std::int64_t> optInt64(int col) const;
 
+    // For readers that take every column as it comes (exports): count, names and storage class.
+    enum class Type { Integer, Real, Text, Blob, Null };
+    int columnCount() const;
+    std::string columnName(int col) const;
+    Type type(int col) const;
+
 private:
     Connection* m_conn;
     sqlite3_stmt* m_stmt = nullptr;
@@ -104,7 +110,11 @@ private:
 // Nested use is supported through savepoints.
 class Transaction {
 public:
-    explicit Transaction(Connection& conn);
+    // Immediate takes the write lock at once when no transaction is open yet: a writer that
+    // reads first would otherwise fail with "database is locked" (SQLITE_BUSY_SNAPSHOT) instead
+    // of waiting, when another process wrote between its read and its first write.
+    enum class Lock { Deferred, Immediate };
+    explicit Transaction(Connection& conn, Lock lock = Lock::Deferred);
     ~Transaction();
     Transaction(const Transaction&) = delete;
     Transaction& operator=(const Transaction&) = delete;

@@ -62,5 +62,7 @@ private:
 int dbScale(const QStringList& args);
 int engineOverhead(const QStringList& args);
 int poolUtilisation(const QStringList& args);
+int jsonExport(const QStringList& args);
+int jsonExportChild(const QStringList& args);
 
 } // namespace kb::bench

@@ -2,9 +2,19 @@
 
 #include "textformat.h"
 
+#include "analysis/outcomes.h"
+#include "core/error.h"
+
+#include "db/runrepository.h"
+#include "db/sqlite.h"
+
+#include <QIODevice>
 #include <QJsonDocument>
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
 
 namespace kb::report {
 
@@ -187,28 +197,370 @@ Json attemptJson(const AttemptRecord& rec, bool withSamples)
                 {"findings", findings}};
 }
 
+Json headJson(const ExportFilter& filter, const std::vector<db::RunRow>& runs,
+              const std::vector<db::EnvironmentRow>& environmentRows, const Json& leaderboard)
+{
+    Json runList = Json::array();
+    for (const auto& r : runs)
+        runList.push_back(runJson(r));
+    Json environments = Json::array();
+    for (const auto& e : environmentRows)
+        environments.push_back(environmentJson(e));
+    return Json{{"format", "kbstudio-export"},
+                {"format_version", kJsonExportVersion},
+                {"filter", filterJson(filter)},
+                {"runs", runList},
+                {"environments", environments},
+                {"leaderboard", leaderboard}};
+}
+
 } // namespace
 
 QByteArray attemptsJson(const ReportData& data)
 {
     const bool withSamples = data.timingSamplesLoaded;
-    Json runs = Json::array();
-    for (const auto& r : data.runs)
-        runs.push_back(runJson(r));
-    Json environments = Json::array();
-    for (const auto& e : data.environments)
-        environments.push_back(environmentJson(e));
+    Json doc = headJson(data.filter, data.runs, data.environments, leaderboardJson(data));
     Json attempts = Json::array();
     for (const auto& rec : data.attempts)
         attempts.push_back(attemptJson(rec, withSamples));
-    const Json doc{{"format", "kbstudio-export"},
-                   {"format_version", kJsonExportVersion},
-                   {"filter", filterJson(data.filter)},
-                   {"runs", runs},
-                   {"environments", environments},
-                   {"leaderboard", leaderboardJson(data)},
-                   {"attempts", attempts}};
+    doc["attempts"] = std::move(attempts);
     return QByteArray::fromStdString(doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+}
+
+// --- Streaming ---------------------------------------------------------------------------------
+
+namespace {
+
+// The columns the attempt query adds after a.* (their names never reach the export).
+constexpr int kJoinedColumns = 8;
+constexpr const char* kAttemptStream =
+    "SELECT a.*, m.name, t.task_key, t.name, t.level, "
+    "(SELECT coalesce(sum(input_tokens), 0) FROM turns WHERE attempt_id = a.id), "
+    "(SELECT coalesce(sum(output_tokens), 0) FROM turns WHERE attempt_id = a.id), "
+    "(SELECT count(*) FROM turns WHERE attempt_id = a.id), "
+    // metrics::isScoringCorrect in SQL, as the task summaries compute it
+    "(a.review != 'rejected' AND a.verdict = 'correct' AND "
+    " (CAST(a.suspicious AS INTEGER) = 0 OR a.review = 'accepted')) "
+    "FROM attempts a JOIN models m ON m.id = a.model_id JOIN tasks t ON t.id = a.task_id "
+    "WHERE ?1 = 0 OR a.run_id = ?1 "
+    "ORDER BY a.run_id, t.level, t.task_key, m.name, a.sample_index";
+
+bool selectedRow(const ExportFilter& f, const std::string& model, int level)
+{
+    return (f.models.isEmpty() || f.models.contains(QString::fromStdString(model)))
+           && (f.levels.isEmpty() || f.levels.contains(level));
+}
+
+bool verdictMatches(const ExportFilter& f, const std::string& verdict)
+{
+    return f.verdicts.isEmpty() || f.verdicts.contains(QString::fromStdString(verdict));
+}
+
+// The same checks and messages as loadReportData, from the model names alone.
+void validateFilter(db::Connection& conn, const ExportFilter& filter)
+{
+    std::set<std::string> models;
+    db::Statement q(conn, "SELECT DISTINCT m.name FROM attempts a JOIN models m ON m.id = a.model_id "
+                          "WHERE ?1 = 0 OR a.run_id = ?1");
+    q.bind(1, filter.runId);
+    while (q.step())
+        models.insert(q.text(0));
+    QStringList names;
+    for (const auto& m : models)
+        names << QString::fromStdString(m);
+    const QString known = names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", "));
+    const QString scope = filter.runId != 0 ? QStringLiteral("run %1").arg(filter.runId)
+                                            : QStringLiteral("the database");
+    for (const auto& m : filter.models) {
+        if (!models.count(m.toStdString()))
+            throw engine::Error(QStringLiteral("no model '%1' has attempts in %2 (models: %3)").arg(m, scope, known));
+    }
+    for (int level : filter.levels) {
+        if (level < 1 || level > 4)
+            throw engine::Error(QStringLiteral("level %1 does not exist; levels are 1 to 4").arg(level));
+    }
+    const QStringList verdicts = storedVerdictNames();
+    for (const auto& v : filter.verdicts) {
+        if (!verdicts.contains(v)) {
+            throw engine::Error(QStringLiteral("unknown verdict '%1' (verdicts: %2)")
+                                    .arg(v, verdicts.join(QStringLiteral(", "))));
+        }
+    }
+}
+
+// Unfiltered, the leaderboard comes from the task summaries the database keeps (a few rows per
+// task); a model or level filter recomputes it from one small outcome per attempt, as
+// loadReportData does.
+metrics::Leaderboard streamLeaderboard(db::Connection& conn, const ExportFilter& filter)
+{
+    if (filter.models.isEmpty() && filter.levels.isEmpty())
+        return engine::leaderboardFor(conn, filter.runId);
+    auto set = engine::loadOutcomes(conn, filter.runId);
+    std::map<int, std::set<std::string>> keys;
+    std::vector<metrics::AttemptOutcome> outcomes;
+    for (auto& o : set.outcomes) {
+        if (filter.levels.isEmpty() || filter.levels.contains(o.level))
+            keys[o.level].insert(o.taskId);
+        if (selectedRow(filter, o.model, o.level))
+            outcomes.push_back(std::move(o));
+    }
+    metrics::LeaderboardOptions options;
+    for (const auto& [level, k] : keys)
+        options.tasksPerLevel[level] = static_cast<int>(k.size());
+    options.bootstrapGeomean = true;
+    return metrics::computeLeaderboard(outcomes, options);
+}
+
+std::vector<db::EnvironmentRow> streamEnvironments(db::Connection& conn, const ExportFilter& filter)
+{
+    std::set<db::Id> ids;
+    db::Statement q(conn, "SELECT e.environment_id, m.name, t.level, a.verdict FROM attempts a "
+                          "JOIN models m ON m.id = a.model_id JOIN tasks t ON t.id = a.task_id "
+                          "JOIN evaluations e ON e.id = (SELECT max(id) FROM evaluations "
+                          "WHERE attempt_id = a.id) "
+                          "WHERE (?1 = 0 OR a.run_id = ?1) AND e.environment_id IS NOT NULL");
+    q.bind(1, filter.runId);
+    while (q.step()) {
+        if (selectedRow(filter, q.text(1), q.int32(2)) && verdictMatches(filter, q.text(3)))
+            ids.insert(q.int64(0));
+    }
+    std::vector<db::EnvironmentRow> out;
+    db::Statement env(conn, "SELECT id, fingerprint, device, device_name, torch, python, cuda, "
+                            "driver, details_json FROM environments ORDER BY id");
+    while (env.step()) {
+        if (ids.count(env.int64(0))) {
+            out.push_back({env.int64(0), env.text(1), env.text(2), env.text(3), env.text(4),
+                           env.text(5), env.text(6), env.text(7), env.text(8)});
+        }
+    }
+    return out;
+}
+
+// Per-attempt lookups, prepared once: the latest evaluation, its timing and the findings.
+class AttemptDetails {
+public:
+    explicit AttemptDetails(db::Connection& conn)
+        : m_evaluation(conn, "SELECT e.id, e.environment_id, e.correctness_passed, e.trials, "
+                             "(SELECT count(*) FROM correctness_trials t WHERE t.evaluation_id = e.id "
+                             "AND t.passed != 0), e.max_abs_error, e.max_rel_error, e.harness_seconds, "
+                             "b.status, b.seconds FROM evaluations e "
+                             "LEFT JOIN builds b ON b.id = (SELECT max(id) FROM builds "
+                             "WHERE candidate_id = e.candidate_id) "
+                             "WHERE e.id = (SELECT max(id) FROM evaluations WHERE attempt_id = ?)")
+        , m_series(conn, "SELECT id, kind, median_ms, mean_ms, std_ms, min_ms, max_ms, wall_ms, samples "
+                         "FROM timing_series WHERE evaluation_id = ? ORDER BY id")
+        , m_samples(conn, "SELECT ms FROM timing_samples WHERE series_id = ? ORDER BY sample_index")
+        , m_findings(conn, "SELECT rule, severity, location, message FROM findings "
+                           "WHERE attempt_id = ? ORDER BY id")
+    {
+    }
+
+    std::optional<EvaluationSummary> evaluation(db::Id attemptId)
+    {
+        m_evaluation.bind(1, attemptId);
+        if (!m_evaluation.step()) {
+            m_evaluation.reset();
+            return std::nullopt;
+        }
+        EvaluationSummary e;
+        e.id = m_evaluation.int64(0);
+        e.environmentId = m_evaluation.optInt64(1);
+        e.correctnessPassed = m_evaluation.int64(2) != 0;
+        e.trials = m_evaluation.int32(3);
+        e.trialsPassed = m_evaluation.int32(4);
+        e.maxAbsError = m_evaluation.optReal(5);
+        e.maxRelError = m_evaluation.optReal(6);
+        e.harnessSeconds = m_evaluation.real(7);
+        if (!m_evaluation.isNull(8)) {
+            e.buildStatus = m_evaluation.text(8);
+            e.buildSeconds = m_evaluation.real(9);
+        }
+        m_evaluation.reset();
+        m_series.bind(1, e.id);
+        while (m_series.step()) {
+            SeriesSummary s;
+            s.series.id = m_series.int64(0);
+            s.series.kind = m_series.text(1);
+            s.series.medianMs = m_series.real(2);
+            s.series.meanMs = m_series.real(3);
+            s.series.stdMs = m_series.real(4);
+            s.series.minMs = m_series.real(5);
+            s.series.maxMs = m_series.real(6);
+            s.series.wallMs = m_series.optReal(7);
+            s.sampleCount = m_series.int32(8);
+            m_samples.bind(1, s.series.id);
+            while (m_samples.step())
+                s.series.samplesMs.push_back(m_samples.real(0));
+            m_samples.reset();
+            auto& slot = s.series.kind == "candidate" ? e.candidate : s.series.kind == "eager" ? e.eager : e.compile;
+            slot = std::move(s);
+        }
+        m_series.reset();
+        return e;
+    }
+
+    std::vector<db::FindingRow> findings(db::Id attemptId)
+    {
+        std::vector<db::FindingRow> out;
+        m_findings.bind(1, attemptId);
+        while (m_findings.step())
+            out.push_back({m_findings.text(0), m_findings.text(1), m_findings.text(2), m_findings.text(3)});
+        m_findings.reset();
+        return out;
+    }
+
+private:
+    db::Statement m_evaluation;
+    db::Statement m_series;
+    db::Statement m_samples;
+    db::Statement m_findings;
+};
+
+Json columnValue(const db::Statement& q, int col)
+{
+    switch (q.type(col)) {
+    case db::Statement::Type::Integer:
+        return Json(q.int64(col));
+    case db::Statement::Type::Real:
+        return optionalNumber(q.real(col));
+    case db::Statement::Type::Text:
+        return Json(q.text(col));
+    case db::Statement::Type::Blob: {
+        // No attempt column holds bytes today; should one, its hex keeps the export text.
+        return Json(QByteArray::fromStdString(q.text(col)).toHex().toStdString());
+    }
+    case db::Statement::Type::Null:
+        break;
+    }
+    return Json(nullptr);
+}
+
+// One attempt row of kAttemptStream as the export's attempt object: the documented fields
+// (the same as attemptJson) first, then every other stored column under its own name.
+Json streamedAttempt(const db::Statement& q, int stored, AttemptDetails& details)
+{
+    std::map<std::string, int> column;
+    for (int i = 0; i < stored; ++i)
+        column.emplace(q.columnName(i), i);
+    const auto text = [&](const char* name) { return q.text(column.at(name)); };
+    const auto optText = [&](const char* name) {
+        const int c = column.at(name);
+        return q.isNull(c) ? Json(nullptr) : Json(q.text(c));
+    };
+    const auto optReal = [&](const char* name) { return optionalNumber(q.optReal(column.at(name))); };
+    const db::Id id = q.int64(column.at("id"));
+    Json findings = Json::array();
+    for (const auto& f : details.findings(id)) {
+        findings.push_back(Json{{"rule", f.rule}, {"severity", f.severity}, {"location", f.location},
+                                {"message", f.message}});
+    }
+    const auto evaluation = details.evaluation(id);
+    Json a{{"attempt_id", id},
+           {"run_id", q.int64(column.at("run_id"))},
+           {"model", q.text(stored)},
+           {"task_key", q.text(stored + 1)},
+           {"task_name", q.text(stored + 2)},
+           {"level", q.int32(stored + 3)},
+           {"sample_index", q.int32(column.at("sample_index"))},
+           {"mode", text("mode")},
+           {"status", text("status")},
+           {"verdict", text("verdict")},
+           {"review", text("review")},
+           {"review_note", text("review_note")},
+           {"suspicious", q.int64(column.at("suspicious")) != 0},
+           {"scores", q.int64(stored + 7) != 0},
+           {"speedup_eager", optReal("speedup_eager")},
+           {"speedup_compile", optReal("speedup_compile")},
+           {"input_tokens", q.int64(stored + 4)},
+           {"output_tokens", q.int64(stored + 5)},
+           {"turns", q.int32(stored + 6)},
+           {"started_at", optText("started_at")},
+           {"finished_at", optText("finished_at")},
+           {"message", text("message")},
+           {"evaluation", evaluation ? evaluationJson(*evaluation, true) : Json(nullptr)},
+           {"findings", findings}};
+    for (int i = 0; i < stored; ++i) {
+        const std::string name = q.columnName(i);
+        if (name != "id" && !a.contains(name))
+            a[name] = columnValue(q, i);
+    }
+    return a;
+}
+
+class Writer {
+public:
+    explicit Writer(QIODevice& out)
+        : m_out(out)
+    {
+    }
+    void write(const std::string& text)
+    {
+        m_buffer += text;
+        if (m_buffer.size() >= (1u << 20))
+            flush();
+    }
+    void flush()
+    {
+        if (m_buffer.empty())
+            return;
+        if (m_out.write(m_buffer.data(), static_cast<qint64>(m_buffer.size())) != static_cast<qint64>(m_buffer.size()))
+            throw engine::Error(QStringLiteral("cannot write the export: %1").arg(m_out.errorString()));
+        m_buffer.clear();
+    }
+
+private:
+    QIODevice& m_out;
+    std::string m_buffer;
+};
+
+} // namespace
+
+qint64 writeJsonExport(db::Connection& conn, const ExportFilter& filter, QIODevice& out)
+{
+    db::RunRepository repository(conn);
+    std::vector<db::RunRow> runs;
+    if (filter.runId != 0) {
+        auto run = repository.run(filter.runId);
+        if (!run) {
+            throw engine::Error(QStringLiteral("no run with id %1 in '%2'")
+                                    .arg(filter.runId)
+                                    .arg(QString::fromStdString(conn.path())));
+        }
+        runs.push_back(*run);
+    } else {
+        runs = repository.runs();
+        std::sort(runs.begin(), runs.end(), [](const db::RunRow& a, const db::RunRow& b) { return a.id < b.id; });
+    }
+    validateFilter(conn, filter);
+    ReportData board;
+    board.leaderboard = streamLeaderboard(conn, filter);
+    std::string head = headJson(filter, runs, streamEnvironments(conn, filter), leaderboardJson(board))
+                           .dump(2, ' ', false, Json::error_handler_t::replace);
+    head.resize(head.size() - 2); // the closing "\n}": the attempts follow
+    Writer writer(out);
+    writer.write(head + ",\n  \"attempts\": [");
+
+    AttemptDetails details(conn);
+    db::Statement q(conn, kAttemptStream);
+    q.bind(1, filter.runId);
+    const int stored = q.columnCount() - kJoinedColumns;
+    const int verdictColumn = [&] {
+        for (int i = 0; i < stored; ++i)
+            if (q.columnName(i) == "verdict")
+                return i;
+        throw db::Error("the attempts table has no verdict column");
+    }();
+    qint64 written = 0;
+    while (q.step()) {
+        if (!selectedRow(filter, q.text(stored), q.int32(stored + 3)) || !verdictMatches(filter, q.text(verdictColumn)))
+            continue;
+        writer.write((written ? ",\n    " : "\n    ")
+                     + streamedAttempt(q, stored, details).dump(-1, ' ', false, Json::error_handler_t::replace));
+        ++written;
+    }
+    writer.write(written ? "\n  ]\n}\n" : "]\n}\n");
+    writer.flush();
+    return written;
 }
 
 } // namespace kb::report

@@ -12,11 +12,19 @@ namespace kb::engine {
 
 ImportedSuite importSuite(db::Connection& conn, const SuiteDefinition& suite)
 {
-    db::Transaction tx(conn);
+    db::Transaction tx(conn, db::Transaction::Lock::Immediate);
     db::CatalogRepository catalog(conn);
     ImportedSuite out;
-    out.suiteId = catalog.upsertSuite(
-        {0, suite.name.toStdString(), suite.description.toStdString(), suite.source.toStdString()});
+    const db::SuiteRow suiteRow{0, suite.name.toStdString(), suite.description.toStdString(),
+                           suite.source.toStdString()};
+    if (suite.builtin) {
+        const db::SuiteRow stored = catalog.upsertBuiltinSuite(suiteRow);
+        out.suiteId = stored.id;
+        out.name = QString::fromStdString(stored.name);
+    } else {
+        out.suiteId = catalog.upsertSuite(suiteRow);
+        out.name = suite.name;
+    }
     std::vector<db::TaskRow> rows;
     for (const auto& t : suite.tasks) {
         db::TaskRow row;
@@ -31,7 +39,11 @@ ImportedSuite importSuite(db::Connection& conn, const SuiteDefinition& suite)
         row.metadataJson = QJsonDocument(meta).toJson(QJsonDocument::Compact).toStdString();
         rows.push_back(std::move(row));
     }
-    out.tasks = static_cast<int>(catalog.upsertTasks(out.suiteId, rows).size());
+    const db::TaskImport stored = catalog.importTasks(out.suiteId, rows);
+    out.tasks = static_cast<int>(stored.ids.size());
+    out.added = stored.added;
+    out.updated = stored.updated;
+    out.versioned = stored.versioned;
     tx.commit();
     return out;
 }

@@ -1,10 +1,14 @@
 #include "suiteloader.h"
 
+#include "suitefile.h"
+
 #include "core/error.h"
+#include "core/paths.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,12 +20,9 @@ namespace {
 // Returns the file's text or a readable problem.
 bool readTaskFile(const QString& path, QString& source, QString& problem)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        problem = QStringLiteral("%1: cannot read task file (%2)").arg(path, f.errorString());
+    QByteArray bytes;
+    if (!readSuiteFile(path, kMaxTaskFileBytes, bytes, problem))
         return false;
-    }
-    const QByteArray bytes = f.readAll();
     source = QString::fromUtf8(bytes);
     if (source.toUtf8() != bytes) {
         problem = QStringLiteral("%1: not valid UTF-8 text").arg(path);
@@ -33,6 +34,25 @@ bool readTaskFile(const QString& path, QString& source, QString& problem)
         return false;
     }
     return true;
+}
+
+// A second task with a key already taken is a problem, not a task counted twice.
+bool takeKey(QHash<QString, QString>& seen, const TaskDefinition& task, QStringList& problems)
+{
+    const auto it = seen.constFind(task.key);
+    if (it != seen.constEnd()) {
+        problems << QStringLiteral("%1: task id '%2' is already used by %3; every task needs its own id")
+                        .arg(task.path, task.key, it.value());
+        return false;
+    }
+    seen.insert(task.key, task.path);
+    return true;
+}
+
+bool isShippedSuite(const QString& dir)
+{
+    const QString shipped = QFileInfo(sampleSuiteDir()).canonicalFilePath();
+    return !shipped.isEmpty() && QFileInfo(dir).canonicalFilePath() == shipped;
 }
 
 } // namespace
@@ -78,6 +98,7 @@ SuiteDefinition SuiteLoader::loadFolder(const QString& dir, const QString& nameO
                                                         : loadKernelBenchFolder(dir);
     if (!nameOverride.isEmpty())
         suite.name = nameOverride;
+    suite.builtin = isShippedSuite(dir);
     if (suite.tasks.isEmpty()) {
         throw Error(QStringLiteral("no usable task in '%1'%2").arg(
             dir, suite.problems.isEmpty() ? QString()
@@ -88,11 +109,12 @@ SuiteDefinition SuiteLoader::loadFolder(const QString& dir, const QString& nameO
 
 SuiteDefinition SuiteLoader::loadManifest(const QString& dir, const QString& manifestPath)
 {
-    QFile f(manifestPath);
-    if (!f.open(QIODevice::ReadOnly))
-        throw Error(QStringLiteral("cannot read %1: %2").arg(manifestPath, f.errorString()));
+    QByteArray manifest;
+    QString problem;
+    if (!readSuiteFile(manifestPath, kMaxManifestBytes, manifest, problem))
+        throw Error(problem);
     QJsonParseError err{};
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
+    const QJsonDocument doc = QJsonDocument::fromJson(manifest, &err);
     if (err.error != QJsonParseError::NoError || !doc.isObject()) {
         throw Error(QStringLiteral("%1 is not valid JSON: %2 at offset %3")
                         .arg(manifestPath, err.errorString())
@@ -106,6 +128,7 @@ SuiteDefinition SuiteLoader::loadManifest(const QString& dir, const QString& man
     if (suite.name.isEmpty())
         throw Error(QStringLiteral("%1: the suite has no \"name\"").arg(manifestPath));
     const QJsonArray tasks = root.value(QStringLiteral("tasks")).toArray();
+    QHash<QString, QString> seen;
     for (const auto& value : tasks) {
         const QJsonObject t = value.toObject();
         TaskDefinition task;
@@ -126,7 +149,15 @@ SuiteDefinition SuiteLoader::loadManifest(const QString& dir, const QString& man
         for (const auto& op : t.value(QStringLiteral("ops")).toArray())
             task.ops << op.toString();
         task.path = QDir(dir).absoluteFilePath(file);
-        QString problem;
+        if (QFileInfo::exists(task.path) && !isInsideFolder(task.path, dir)) {
+            // Its text would be stored and sent to model providers: only the suite's own files.
+            suite.problems << QStringLiteral("%1: task '%2' names a file outside the suite's folder %3 "
+                                             "(links included); copy it into the folder")
+                                  .arg(manifestPath, task.key, suite.source);
+            continue;
+        }
+        if (!takeKey(seen, task, suite.problems))
+            continue;
         if (!readTaskFile(task.path, task.source, problem)) {
             suite.problems << problem;
             continue;
@@ -160,12 +191,14 @@ SuiteDefinition SuiteLoader::loadKernelBenchFolder(const QString& dir)
     if (levelDirs.isEmpty())
         throw Error(QStringLiteral("'%1' has no suite.json and no KernelBench level folders "
                                    "(level1, level2, ...)").arg(dir));
+    QHash<QString, QString> seen;
     for (const auto& [level, path] : levelDirs) {
         if (level < 1 || level > 4) {
             suite.problems << QStringLiteral("%1: level %2 is outside 1 to 4").arg(path).arg(level);
             continue;
         }
-        auto files = QDir(path).entryInfoList({QStringLiteral("*.py")}, QDir::Files);
+        // System entries too (FIFOs, devices, broken links): they are reported, not skipped.
+        auto files = QDir(path).entryInfoList({QStringLiteral("*.py")}, QDir::Files | QDir::System);
         std::sort(files.begin(), files.end(), [](const QFileInfo& a, const QFileInfo& b) {
             return a.fileName().section(QLatin1Char('_'), 0, 0).toInt()
                    < b.fileName().section(QLatin1Char('_'), 0, 0).toInt();
@@ -181,6 +214,13 @@ SuiteDefinition SuiteLoader::loadKernelBenchFolder(const QString& dir)
             task.key = QStringLiteral("L%1_%2").arg(level).arg(m.captured(1));
             task.name = m.captured(2);
             task.path = file.absoluteFilePath();
+            if (file.exists() && !isInsideFolder(task.path, dir)) {
+                suite.problems << QStringLiteral("%1: links to a file outside the suite's folder %2; "
+                                                 "copy it into the folder").arg(task.path, suite.source);
+                continue;
+            }
+            if (!takeKey(seen, task, suite.problems))
+                continue;
             QString problem;
             if (!readTaskFile(task.path, task.source, problem)) {
                 suite.problems << problem;
