@@ -411,6 +411,22 @@ INSERT INTO suites_v5(id, name, description, source, imported_at)
 DROP TABLE suites;
 ALTER TABLE suites_v5 RENAME TO suites;
 )SQL",
+    // 6: provider and infrastructure failures get their own verdicts (provider_error,
+    //    infra_error): not the model's result, left out of every score (the summaries count
+    //    neither as attempted), queued again on resume. SQLite cannot alter a CHECK constraint,
+    //    and rebuilding attempts would cascade into its turns, so the constraint's text is
+    //    widened in place (the documented procedure for loosening a constraint) and checked.
+    R"SQL(
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema SET sql = replace(sql, '''no_candidate'',''harness_error'')',
+    '''no_candidate'',''harness_error'',''provider_error'',''infra_error'')')
+    WHERE type = 'table' AND name = 'attempts';
+PRAGMA writable_schema = RESET;
+CREATE TEMP TABLE migration6_check(widened INTEGER NOT NULL CHECK (widened = 1));
+INSERT INTO migration6_check SELECT instr(sql, '''infra_error''') > 0 FROM sqlite_schema
+    WHERE type = 'table' AND name = 'attempts';
+DROP TABLE migration6_check;
+)SQL",
 };
 
 } // namespace
