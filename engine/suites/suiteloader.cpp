@@ -156,12 +156,13 @@ SuiteDefinition SuiteLoader::loadManifest(const QString& dir, const QString& man
                                   .arg(manifestPath, task.key, suite.source);
             continue;
         }
-        if (!takeKey(seen, task, suite.problems))
-            continue;
         if (!readTaskFile(task.path, task.source, problem)) {
             suite.problems << problem;
             continue;
         }
+        // After reading: a file that cannot be used does not claim its id.
+        if (!takeKey(seen, task, suite.problems))
+            continue;
         suite.tasks << task;
     }
     return suite;
@@ -219,13 +220,13 @@ SuiteDefinition SuiteLoader::loadKernelBenchFolder(const QString& dir)
                                                  "copy it into the folder").arg(task.path, suite.source);
                 continue;
             }
-            if (!takeKey(seen, task, suite.problems))
-                continue;
             QString problem;
             if (!readTaskFile(task.path, task.source, problem)) {
                 suite.problems << problem;
                 continue;
             }
+            if (!takeKey(seen, task, suite.problems))
+                continue;
             suite.tasks << task;
         }
     }
