@@ -125,6 +125,24 @@ Id EvaluationRepository::store(const EvaluationRecord& r)
     a.exec();
     if (m_conn.changes() != 1)
         throw Error("no attempt with id " + std::to_string(r.attemptId));
+    // Schema 7: how sure the speedups are; a re-evaluation replaces (or clears) the older values.
+    const auto& c = r.uncertainty;
+    if (c.eagerLow || c.eagerHigh || c.compileLow || c.compileHigh || c.noisy() || !c.regime.empty()) {
+        Statement u(m_conn, "INSERT INTO attempt_timing(attempt_id, speedup_eager_low, speedup_eager_high, "
+                            "speedup_compile_low, speedup_compile_high, noisy_eager, noisy_compile, regime) "
+                            "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(attempt_id) DO UPDATE SET "
+                            "speedup_eager_low = excluded.speedup_eager_low, "
+                            "speedup_eager_high = excluded.speedup_eager_high, "
+                            "speedup_compile_low = excluded.speedup_compile_low, "
+                            "speedup_compile_high = excluded.speedup_compile_high, "
+                            "noisy_eager = excluded.noisy_eager, noisy_compile = excluded.noisy_compile, "
+                            "regime = excluded.regime");
+        u.bind(1, r.attemptId).bind(2, c.eagerLow).bind(3, c.eagerHigh).bind(4, c.compileLow);
+        u.bind(5, c.compileHigh).bind(6, c.noisyEager).bind(7, c.noisyCompile).bind(8, c.regime).exec();
+    } else {
+        Statement u(m_conn, "DELETE FROM attempt_timing WHERE attempt_id = ?");
+        u.bind(1, r.attemptId).exec();
+    }
 
     tx.commit();
     return evalId;

@@ -74,6 +74,20 @@ struct RunRow {
     std::string suiteName; // read-only join
 };
 
+// How sure a speedup is (schema 7): the 95 % interval of each speedup as the harness measured
+// it (interleaved eager/candidate blocks), whether a measurement missed its precision target
+// within its time cap ("noisy"), and the task's timing regime. Empty for older attempts.
+struct SpeedupUncertainty {
+    std::optional<double> eagerLow;
+    std::optional<double> eagerHigh;
+    std::optional<double> compileLow;
+    std::optional<double> compileHigh;
+    bool noisyEager = false;
+    bool noisyCompile = false;
+    std::string regime; // device-bound, launch-bound, cpu; empty when not reported
+    bool noisy() const { return noisyEager || noisyCompile; }
+};
+
 struct AttemptRow {
     Id id = 0;
     Id runId = 0;
@@ -89,6 +103,8 @@ struct AttemptRow {
     std::string reviewNote;
     std::optional<double> speedupEager;
     std::optional<double> speedupCompile;
+    SpeedupUncertainty uncertainty;
+    std::optional<double> costUsd; // read-only: the sum of its turns' costs, when priced
     std::optional<std::string> startedAt;
     std::optional<std::string> finishedAt;
     // read-only joins
@@ -113,6 +129,12 @@ struct TaskSummaryRow {
     std::int64_t scoring = 0; // samples that score
     std::optional<double> bestEager;   // largest usable speedup of a scoring sample
     std::optional<double> bestCompile;
+    // Largest "clearing" speedup of a scoring sample: its interval's lower bound, or the speedup
+    // itself when it has no interval (what fast_p compares with p).
+    std::optional<double> clearEager;
+    std::optional<double> clearCompile;
+    std::int64_t noisy = 0; // scoring samples whose timing missed its precision target
+    double costUsd = 0;     // summed attempt cost
     bool compileSeen = false; // some sample, scoring or not, has a usable compile speedup
     std::int64_t suspicious = 0;
     std::int64_t acceptedSuspicious = 0;
@@ -278,6 +300,7 @@ struct EvaluationRecord {
     bool suspicious = false;
     std::optional<double> speedupEager;
     std::optional<double> speedupCompile;
+    SpeedupUncertainty uncertainty;
 };
 
 // What the harness found when it ran a task's reference on one device (on import or later):

@@ -26,14 +26,40 @@ RunRow readRun(const Statement& q)
     return r;
 }
 
-constexpr const char* kAttemptSelect =
+constexpr const char* kAttemptSelectBase =
     "SELECT a.id, a.run_id, a.model_id, a.task_id, a.sample_index, a.mode, a.status, a.verdict, "
     "a.message, a.suspicious, a.review, a.review_note, a.speedup_eager, a.speedup_compile, "
     "a.started_at, a.finished_at, m.name, t.task_key, t.name, t.level, "
     "(SELECT coalesce(sum(input_tokens),0) FROM turns WHERE attempt_id = a.id), "
     "(SELECT coalesce(sum(output_tokens),0) FROM turns WHERE attempt_id = a.id), "
-    "(SELECT count(*) FROM turns WHERE attempt_id = a.id) "
-    "FROM attempts a JOIN models m ON m.id = a.model_id JOIN tasks t ON t.id = a.task_id ";
+    "(SELECT count(*) FROM turns WHERE attempt_id = a.id), "
+    "u.speedup_eager_low, u.speedup_eager_high, u.speedup_compile_low, u.speedup_compile_high, "
+    "coalesce(u.noisy_eager, 0), coalesce(u.noisy_compile, 0), coalesce(u.regime, ''), a.cost_usd "
+    "FROM attempts a JOIN models m ON m.id = a.model_id JOIN tasks t ON t.id = a.task_id "
+    "LEFT JOIN attempt_timing u ON u.attempt_id = a.id ";
+
+// The attempt columns. An older database opened read-only (not migrated to schema 7) has no
+// attempt_timing and no clearing columns in task_summaries: they read as their defaults.
+bool hasSchema7(Connection& conn)
+{
+    Statement q(conn, "SELECT count(*) FROM pragma_table_info('task_summaries') WHERE name = 'clear_eager'");
+    return q.step() && q.int64(0) > 0;
+}
+
+std::string attemptSelect(Connection& conn)
+{
+    std::string sql = kAttemptSelectBase;
+    Statement timing(conn, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'attempt_timing'");
+    if (timing.step() && timing.int64(0) == 0) {
+        const std::string columns = "u.speedup_eager_low, u.speedup_eager_high, u.speedup_compile_low, "
+                                    "u.speedup_compile_high, coalesce(u.noisy_eager, 0), "
+                                    "coalesce(u.noisy_compile, 0), coalesce(u.regime, '')";
+        sql.replace(sql.find(columns), columns.size(), "NULL, NULL, NULL, NULL, 0, 0, ''");
+        const std::string join = "LEFT JOIN attempt_timing u ON u.attempt_id = a.id ";
+        sql.erase(sql.find(join), join.size());
+    }
+    return sql;
+}
 
 AttemptRow readAttempt(const Statement& q)
 {
@@ -63,6 +89,14 @@ AttemptRow readAttempt(const Statement& q)
     a.inputTokens = q.int64(20);
     a.outputTokens = q.int64(21);
     a.turns = q.int32(22);
+    a.uncertainty.eagerLow = q.optReal(23);
+    a.uncertainty.eagerHigh = q.optReal(24);
+    a.uncertainty.compileLow = q.optReal(25);
+    a.uncertainty.compileHigh = q.optReal(26);
+    a.uncertainty.noisyEager = q.int64(27) != 0;
+    a.uncertainty.noisyCompile = q.int64(28) != 0;
+    a.uncertainty.regime = q.text(29);
+    a.costUsd = q.optReal(30);
     return a;
 }
 
@@ -146,7 +180,7 @@ void RunRepository::setRunStatus(Id runId, const std::string& status, const std:
 
 std::vector<AttemptRow> RunRepository::attempts(Id runId)
 {
-    Statement q(m_conn, std::string(kAttemptSelect)
+    Statement q(m_conn, attemptSelect(m_conn)
                             + "WHERE ?1 = 0 OR a.run_id = ?1 "
                               "ORDER BY a.run_id, t.level, t.task_key, m.name, a.sample_index");
     q.bind(1, runId);
@@ -159,7 +193,7 @@ std::vector<AttemptRow> RunRepository::attempts(Id runId)
 std::vector<AttemptRow> RunRepository::attemptsPage(Id runId, int offset, int limit)
 {
     // Two query shapes so that a single run's page uses the run index.
-    Statement q(m_conn, std::string(kAttemptSelect) + (runId == 0 ? "WHERE ?1 = 0 " : "WHERE a.run_id = ?1 ")
+    Statement q(m_conn, attemptSelect(m_conn) + (runId == 0 ? "WHERE ?1 = 0 " : "WHERE a.run_id = ?1 ")
                             + "ORDER BY a.id LIMIT ?2 OFFSET ?3");
     q.bind(1, runId).bind(2, limit).bind(3, offset);
     std::vector<AttemptRow> out;
@@ -170,7 +204,7 @@ std::vector<AttemptRow> RunRepository::attemptsPage(Id runId, int offset, int li
 
 std::optional<AttemptRow> RunRepository::attempt(Id attemptId)
 {
-    Statement q(m_conn, std::string(kAttemptSelect) + "WHERE a.id = ?");
+    Statement q(m_conn, attemptSelect(m_conn) + "WHERE a.id = ?");
     q.bind(1, attemptId);
     if (!q.step())
         return std::nullopt;
@@ -185,7 +219,11 @@ std::vector<TaskSummaryRow> RunRepository::taskSummaries(Id runId)
                             "sum(attempts), sum(samples), max(built), sum(scoring), max(best_eager), "
                             "max(best_compile), max(compile_seen), sum(suspicious), "
                             "sum(accepted_suspicious), sum(rejected), sum(input_tokens), "
-                            "sum(output_tokens), sum(turns) FROM task_summaries ")
+                            "sum(output_tokens), sum(turns), "
+                            + std::string(hasSchema7(m_conn) ? "max(clear_eager), max(clear_compile), "
+                                                               "sum(noisy), sum(cost_usd) "
+                                                             : "NULL, NULL, 0, 0 ")
+                            + "FROM task_summaries ")
                     + (runId == 0 ? "WHERE ?1 = 0 " : "WHERE run_id = ?1 ")
                     + "GROUP BY model_id, task_id) s JOIN models m ON m.id = s.model_id "
                       "JOIN tasks t ON t.id = s.task_id");
@@ -209,6 +247,10 @@ std::vector<TaskSummaryRow> RunRepository::taskSummaries(Id runId)
         r.inputTokens = q.int64(15);
         r.outputTokens = q.int64(16);
         r.turns = q.int64(17);
+        r.clearEager = q.optReal(18);
+        r.clearCompile = q.optReal(19);
+        r.noisy = q.int64(20);
+        r.costUsd = q.real(21);
         out.push_back(std::move(r));
     }
     return out;

@@ -12,7 +12,10 @@ namespace {
 // attempt rejected; pending, no_candidate and harness_error were not attempted; a build error or
 // a rejection did not get past the build; a sample scores when correct and not
 // suspicious-unaccepted; a speedup is usable when finite and > 0.
-std::string summarySelect(const std::string& where)
+// With `clearing` (schema 7 on) four columns follow, from attempt_timing: per baseline the
+// largest clearing speedup of a scoring sample (the lower bound of its interval, or its speedup
+// when it has none), the scoring samples whose timing was noisy, and the attempts' summed cost.
+std::string summarySelect(const std::string& where, bool clearing = false)
 {
     const std::string scoring = "(a.review != 'rejected' AND a.verdict = 'correct' AND "
                                 "(CAST(a.suspicious AS INTEGER) = 0 OR a.review = 'accepted'))";
@@ -21,6 +24,11 @@ std::string summarySelect(const std::string& where)
     };
     const auto best = [&](const std::string& column) {
         return "max(CASE WHEN " + scoring + " AND " + usable(column) + " THEN a." + column + " END)";
+    };
+    const auto clear = [&](const std::string& column) {
+        const std::string low = "u." + column + "_low";
+        return "max(CASE WHEN " + scoring + " AND " + usable(column) + " THEN coalesce(CASE WHEN "
+               + low + " > 0 AND " + low + " < 9e999 THEN " + low + " END, a." + column + ") END)";
     };
     const auto turnSum = [](const std::string& what) {
         return "sum((SELECT " + what + " FROM turns WHERE attempt_id = a.id))";
@@ -37,31 +45,38 @@ std::string summarySelect(const std::string& where)
            "sum(a.verdict = 'rejected' OR a.review = 'rejected'), "
            + turnSum("coalesce(sum(input_tokens), 0)") + ", "
            + turnSum("coalesce(sum(output_tokens), 0)") + ", " + turnSum("count(*)")
-           + " FROM attempts a " + where + " GROUP BY a.run_id, a.model_id, a.task_id";
+           + (clearing ? ", " + clear("speedup_eager") + ", " + clear("speedup_compile") + ", sum("
+                             + scoring + " AND (coalesce(u.noisy_eager, 0) != 0 OR "
+                             "coalesce(u.noisy_compile, 0) != 0)), coalesce(sum(a.cost_usd), 0)"
+                       : std::string())
+           + " FROM attempts a "
+           + (clearing ? "LEFT JOIN attempt_timing u ON u.attempt_id = a.id " : std::string()) + where + " GROUP BY a.run_id, a.model_id, a.task_id";
 }
 
 // Rebuilds the summary of one (run, model, task), given as SQL expressions; no row is left when
 // the task has no attempt left.
-std::string resummarize(const std::string& run, const std::string& model, const std::string& task)
+std::string resummarize(const std::string& run, const std::string& model, const std::string& task,
+                        bool clearing = false)
 {
     return "DELETE FROM task_summaries WHERE run_id = " + run + " AND model_id = " + model
            + " AND task_id = " + task + ";\nINSERT INTO task_summaries "
            + summarySelect("WHERE a.run_id = " + run + " AND a.model_id = " + model
-                           + " AND a.task_id = " + task)
+                               + " AND a.task_id = " + task,
+                           clearing)
            + ";\n";
 }
 
-std::string resummarizeRow(const std::string& row)
+std::string resummarizeRow(const std::string& row, bool clearing = false)
 {
-    return resummarize(row + ".run_id", row + ".model_id", row + ".task_id");
+    return resummarize(row + ".run_id", row + ".model_id", row + ".task_id", clearing);
 }
 
-std::string resummarizeAttempt(const std::string& attemptId)
+std::string resummarizeAttempt(const std::string& attemptId, bool clearing = false)
 {
     const auto column = [&](const char* name) {
         return "(SELECT " + std::string(name) + " FROM attempts WHERE id = " + attemptId + ")";
     };
-    return resummarize(column("run_id"), column("model_id"), column("task_id"));
+    return resummarize(column("run_id"), column("model_id"), column("task_id"), clearing);
 }
 
 // 4: what a leaderboard needs of each (run, model, task), kept current by triggers, so that a
@@ -109,6 +124,92 @@ CREATE TRIGGER task_summaries_turn_update AFTER UPDATE OF attempt_id, input_toke
     ON turns BEGIN
 )SQL" + resummarizeAttempt("OLD.attempt_id") + resummarizeAttempt("NEW.attempt_id") + R"SQL(END;
 INSERT INTO task_summaries )SQL" + summarySelect({}) + ";\n";
+}
+
+// 7: how sure each speedup is. The harness measures eager and candidate interleaved and
+//    reports each speedup's 95 % interval, whether it reached its precision target ("noisy"
+//    when not) and the timing regime; they live in attempt_timing, one row per measured
+//    attempt. task_summaries gains the largest clearing speedup per baseline (interval lower
+//    bound, else the speedup) that fast_p compares with p, the noisy scoring samples and the
+//    attempts' cost; it is rebuilt with its triggers (which now also watch attempt_timing and
+//    the attempts' cost) and recomputed. Every statement can be applied again to its own result.
+std::string speedupUncertaintyMigration()
+{
+    std::string sql = R"SQL(
+CREATE TABLE IF NOT EXISTS attempt_timing (
+    attempt_id           INTEGER PRIMARY KEY REFERENCES attempts(id) ON DELETE CASCADE,
+    speedup_eager_low    REAL,               -- 95 % interval of attempts.speedup_eager
+    speedup_eager_high   REAL,
+    speedup_compile_low  REAL,               -- 95 % interval of attempts.speedup_compile
+    speedup_compile_high REAL,
+    noisy_eager          INTEGER NOT NULL DEFAULT 0,  -- missed its precision target in its time cap
+    noisy_compile        INTEGER NOT NULL DEFAULT 0,
+    regime               TEXT NOT NULL DEFAULT ''     -- device-bound, launch-bound, cpu
+);
+DROP TRIGGER IF EXISTS task_summaries_attempt_insert;
+DROP TRIGGER IF EXISTS task_summaries_attempt_delete;
+DROP TRIGGER IF EXISTS task_summaries_attempt_update;
+DROP TRIGGER IF EXISTS task_summaries_attempt_move;
+DROP TRIGGER IF EXISTS task_summaries_turn_insert;
+DROP TRIGGER IF EXISTS task_summaries_turn_delete;
+DROP TRIGGER IF EXISTS task_summaries_turn_update;
+DROP TRIGGER IF EXISTS task_summaries_timing_insert;
+DROP TRIGGER IF EXISTS task_summaries_timing_delete;
+DROP TRIGGER IF EXISTS task_summaries_timing_update;
+DROP TABLE IF EXISTS task_summaries;
+CREATE TABLE task_summaries (
+    model_id            INTEGER NOT NULL,
+    task_id             INTEGER NOT NULL,
+    run_id              INTEGER NOT NULL,
+    attempts            INTEGER NOT NULL,  -- every sample, whatever its state
+    samples             INTEGER NOT NULL,  -- samples that were attempted
+    built               INTEGER NOT NULL,  -- 1 when some sample got past the build
+    scoring             INTEGER NOT NULL,  -- samples that score
+    best_eager          REAL,              -- largest usable speedup of a scoring sample
+    best_compile        REAL,
+    compile_seen        INTEGER NOT NULL,  -- 1 when any sample has a usable compile speedup
+    suspicious          INTEGER NOT NULL,  -- flagged and not accepted
+    accepted_suspicious INTEGER NOT NULL,
+    rejected            INTEGER NOT NULL,
+    input_tokens        INTEGER NOT NULL,
+    output_tokens       INTEGER NOT NULL,
+    turns               INTEGER NOT NULL,
+    clear_eager         REAL,              -- largest clearing speedup of a scoring sample
+    clear_compile       REAL,
+    noisy               INTEGER NOT NULL,  -- scoring samples with noisy timing
+    cost_usd            REAL NOT NULL,     -- summed attempt cost
+    PRIMARY KEY (model_id, task_id, run_id)
+) WITHOUT ROWID;
+CREATE INDEX task_summaries_run ON task_summaries(run_id);
+CREATE TRIGGER task_summaries_attempt_insert AFTER INSERT ON attempts BEGIN
+)SQL";
+    sql += resummarizeRow("NEW", true) + R"SQL(END;
+CREATE TRIGGER task_summaries_attempt_delete AFTER DELETE ON attempts BEGIN
+)SQL" + resummarizeRow("OLD", true) + R"SQL(END;
+CREATE TRIGGER task_summaries_attempt_update AFTER UPDATE OF run_id, model_id, task_id, verdict,
+    review, suspicious, speedup_eager, speedup_compile, cost_usd ON attempts BEGIN
+)SQL" + resummarizeRow("NEW", true) + R"SQL(END;
+CREATE TRIGGER task_summaries_attempt_move AFTER UPDATE OF run_id, model_id, task_id ON attempts
+    WHEN OLD.run_id IS NOT NEW.run_id OR OLD.model_id IS NOT NEW.model_id
+      OR OLD.task_id IS NOT NEW.task_id BEGIN
+)SQL" + resummarizeRow("OLD", true) + R"SQL(END;
+CREATE TRIGGER task_summaries_turn_insert AFTER INSERT ON turns BEGIN
+)SQL" + resummarizeAttempt("NEW.attempt_id", true) + R"SQL(END;
+CREATE TRIGGER task_summaries_turn_delete AFTER DELETE ON turns BEGIN
+)SQL" + resummarizeAttempt("OLD.attempt_id", true) + R"SQL(END;
+CREATE TRIGGER task_summaries_turn_update AFTER UPDATE OF attempt_id, input_tokens, output_tokens
+    ON turns BEGIN
+)SQL" + resummarizeAttempt("OLD.attempt_id", true) + resummarizeAttempt("NEW.attempt_id", true)
+           + R"SQL(END;
+CREATE TRIGGER task_summaries_timing_insert AFTER INSERT ON attempt_timing BEGIN
+)SQL" + resummarizeAttempt("NEW.attempt_id", true) + R"SQL(END;
+CREATE TRIGGER task_summaries_timing_delete AFTER DELETE ON attempt_timing BEGIN
+)SQL" + resummarizeAttempt("OLD.attempt_id", true) + R"SQL(END;
+CREATE TRIGGER task_summaries_timing_update AFTER UPDATE ON attempt_timing BEGIN
+)SQL" + resummarizeAttempt("OLD.attempt_id", true) + resummarizeAttempt("NEW.attempt_id", true)
+           + R"SQL(END;
+INSERT INTO task_summaries )SQL" + summarySelect({}, true) + ";\n";
+    return sql;
 }
 
 // Migration N is kMigrations[N - 1]. Never edit a released migration; append a new one.
@@ -427,6 +528,9 @@ INSERT INTO migration6_check SELECT instr(sql, '''infra_error''') > 0 FROM sqlit
     WHERE type = 'table' AND name = 'attempts';
 DROP TABLE migration6_check;
 )SQL",
+    // 7: speedup uncertainty (attempt_timing) and task summaries that carry what fast_p,
+    //    the noisy count and the cost need, see speedupUncertaintyMigration().
+    speedupUncertaintyMigration(),
 };
 
 } // namespace

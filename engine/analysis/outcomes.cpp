@@ -41,6 +41,12 @@ metrics::AttemptOutcome toOutcome(const db::AttemptRow& a)
     o.accepted = a.review == "accepted";
     o.speedupEager = a.speedupEager;
     o.speedupCompile = a.speedupCompile;
+    o.eagerLow = a.uncertainty.eagerLow;
+    o.eagerHigh = a.uncertainty.eagerHigh;
+    o.compileLow = a.uncertainty.compileLow;
+    o.compileHigh = a.uncertainty.compileHigh;
+    o.noisy = a.uncertainty.noisy();
+    o.costUsd = a.costUsd.value_or(0.0);
     o.inputTokens = a.inputTokens;
     o.outputTokens = a.outputTokens;
     o.turns = a.turns;
@@ -65,6 +71,7 @@ metrics::Leaderboard leaderboardFromRows(db::Connection& conn, db::Id runId)
     const auto set = loadOutcomes(conn, runId);
     metrics::LeaderboardOptions options;
     options.tasksPerLevel = set.tasksPerLevel;
+    options.bootstrapGeomean = true;
     return metrics::computeLeaderboard(set.outcomes, options);
 }
 
@@ -97,6 +104,12 @@ metrics::Leaderboard leaderboardFor(db::Connection& conn, db::Id runId)
             task.speedupEager = row.bestEager;
         if (row.bestCompile && (!task.speedupCompile || *row.bestCompile > *task.speedupCompile))
             task.speedupCompile = row.bestCompile;
+        if (row.clearEager && (!task.clearEager || *row.clearEager > *task.clearEager))
+            task.clearEager = row.clearEager;
+        if (row.clearCompile && (!task.clearCompile || *row.clearCompile > *task.clearCompile))
+            task.clearCompile = row.clearCompile;
+        task.noisy += static_cast<int>(row.noisy);
+        task.costUsd += row.costUsd;
         task.suspicious += static_cast<int>(row.suspicious);
         task.acceptedSuspicious += static_cast<int>(row.acceptedSuspicious);
         task.rejected += static_cast<int>(row.rejected);
@@ -115,6 +128,7 @@ metrics::Leaderboard leaderboardFor(db::Connection& conn, db::Id runId)
         resolved.push_back(std::move(task));
     }
     metrics::LeaderboardOptions options;
+    options.bootstrapGeomean = true;
     for (const auto& [level, keys] : keysPerLevel)
         options.tasksPerLevel[level] = static_cast<int>(keys.size());
     return metrics::computeLeaderboard(std::move(resolved), compileLevels, options);

@@ -26,7 +26,8 @@ struct OutcomeSet {
 // All attempts of a run (every run when runId is 0).
 OutcomeSet loadOutcomes(db::Connection& conn, db::Id runId);
 
-// The leaderboard of a run (every run when runId is 0), with the run's task counts. Read from
+// The leaderboard of a run (every run when runId is 0), with the run's task counts and the
+// bootstrap intervals of its geomeans. Read from
 // the per-task summaries the database keeps (task_summaries), not from every attempt; a database
 // without them (an older schema opened read-only) is read row by row.
 metrics::Leaderboard leaderboardFor(db::Connection& conn, db::Id runId);

@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStringList>
 
 #include <algorithm>
 #include <cmath>
@@ -61,6 +62,100 @@ std::optional<db::TimingSeriesRow> readSeries(const QJsonObject& o, const QStrin
     s.maxMs = stats.max;
     s.wallMs = optNumber(o, QStringLiteral("wall_ms"));
     return s;
+}
+
+// One baseline of timing.comparison: the harness's ratio of medians from interleaved blocks
+// and its interval. Entries that are not a finite positive speedup inside a well-ordered
+// interval are ignored (the plain median ratio is used instead).
+struct ComparedSpeedup {
+    double speedup = 0;
+    std::optional<double> low;
+    std::optional<double> high;
+    bool noisy = false;
+};
+
+struct Comparison {
+    std::optional<ComparedSpeedup> eager;
+    std::optional<ComparedSpeedup> compile;
+    QString regime;
+    std::optional<double> targetHalfwidth;
+};
+
+bool positive(std::optional<double> v)
+{
+    return v && std::isfinite(*v) && *v > 0;
+}
+
+std::optional<ComparedSpeedup> readCompared(const QJsonValue& value)
+{
+    if (!value.isObject())
+        return std::nullopt;
+    const QJsonObject o = value.toObject();
+    const auto speedup = optNumber(o, QStringLiteral("speedup"));
+    if (!positive(speedup))
+        return std::nullopt;
+    ComparedSpeedup c;
+    c.speedup = *speedup;
+    const auto low = optNumber(o, QStringLiteral("ci_low"));
+    const auto high = optNumber(o, QStringLiteral("ci_high"));
+    if (positive(low) && positive(high) && *low <= c.speedup && c.speedup <= *high) {
+        c.low = low;
+        c.high = high;
+    }
+    c.noisy = o.value(QStringLiteral("noisy")).toBool(false);
+    return c;
+}
+
+Comparison readComparison(const QJsonValue& value)
+{
+    Comparison c;
+    if (!value.isObject())
+        return c;
+    const QJsonObject o = value.toObject();
+    c.eager = readCompared(o.value(QStringLiteral("eager")));
+    c.compile = readCompared(o.value(QStringLiteral("compile")));
+    const QString regime = o.value(QStringLiteral("regime")).toString();
+    if (regime == QLatin1String("device-bound") || regime == QLatin1String("launch-bound")
+        || regime == QLatin1String("cpu"))
+        c.regime = regime;
+    // The half-width beyond which the harness calls a measurement noisy (older documents name
+    // only the precision target it aims at).
+    for (const auto* key : {"noisy_rel_halfwidth", "target_rel_halfwidth"}) {
+        const auto limit = optNumber(o, QLatin1String(key));
+        if (positive(limit) && !c.targetHalfwidth)
+            c.targetHalfwidth = limit;
+    }
+    return c;
+}
+
+QString percent(double fraction)
+{
+    return QString::number(fraction * 100.0, 'g', 3) + QLatin1Char('%');
+}
+
+QString intervalText(std::optional<double> low, std::optional<double> high)
+{
+    if (!low || !high)
+        return QStringLiteral("no interval");
+    return QStringLiteral("95% interval [%1, %2]")
+        .arg(QString::number(*low, 'g', 3), QString::number(*high, 'g', 3));
+}
+
+db::FindingRow noisyFinding(const db::SpeedupUncertainty& u, std::optional<double> target)
+{
+    QStringList which;
+    if (u.noisyEager)
+        which << QStringLiteral("vs eager (%1)").arg(intervalText(u.eagerLow, u.eagerHigh));
+    if (u.noisyCompile)
+        which << QStringLiteral("vs compile (%1)").arg(intervalText(u.compileLow, u.compileHigh));
+    QString message = QStringLiteral("the speedup %1 did not reach the precision target").arg(which.join(QStringLiteral(" and ")));
+    if (target)
+        message += QStringLiteral(" of ±%1").arg(percent(*target));
+    message += QStringLiteral(" within the time cap");
+    if (!u.regime.empty())
+        message += QStringLiteral(" (%1 task)").arg(QString::fromStdString(u.regime));
+    message += QStringLiteral("; fast_p counts it only when its interval clears the threshold");
+    return {"noisy-timing", "info", "", message.toStdString()};
 }
 
 } // namespace
@@ -254,6 +349,22 @@ ParsedResult parseHarnessResult(const QByteArray& json, const EvalSettings& sett
         rec.speedupEager = eager->medianMs / candidate->medianMs;
         if (compiled)
             rec.speedupCompile = compiled->medianMs / candidate->medianMs;
+        const auto comparison = readComparison(timing.value(QStringLiteral("comparison")));
+        if (comparison.eager) {
+            rec.speedupEager = comparison.eager->speedup;
+            rec.uncertainty.eagerLow = comparison.eager->low;
+            rec.uncertainty.eagerHigh = comparison.eager->high;
+            rec.uncertainty.noisyEager = comparison.eager->noisy;
+        }
+        if (compiled && comparison.compile) {
+            rec.speedupCompile = comparison.compile->speedup;
+            rec.uncertainty.compileLow = comparison.compile->low;
+            rec.uncertainty.compileHigh = comparison.compile->high;
+            rec.uncertainty.noisyCompile = comparison.compile->noisy;
+        }
+        rec.uncertainty.regime = comparison.regime.toStdString();
+        if (rec.uncertainty.noisy())
+            rec.findings.push_back(noisyFinding(rec.uncertainty, comparison.targetHalfwidth));
         db::BaselineRow b;
         b.taskHash = taskHash.toStdString();
         b.device = (out.deviceName.isEmpty() ? out.device : out.deviceName).toStdString();

@@ -80,9 +80,15 @@ QString cellDifference(const metrics::LeaderboardCell& a, const metrics::Leaderb
     check("suspicious", num(a.suspicious), num(b.suspicious));
     check("acceptedSuspicious", num(a.acceptedSuspicious), num(b.acceptedSuspicious));
     check("rejected", num(a.rejected), num(b.rejected));
+    check("noisy", num(a.noisy), num(b.noisy));
+    check("geomeanCompileCi", str(a.geomeanCompileCi), str(b.geomeanCompileCi));
+    check("passAtK size", num(a.passAtK.size()), num(b.passAtK.size()));
+    for (std::size_t i = 0; i < std::min(a.passAtK.size(), b.passAtK.size()); ++i)
+        check("passAtK", str(a.passAtK[i].value), str(b.passAtK[i].value));
     check("inputTokens", num(a.inputTokens), num(b.inputTokens));
     check("outputTokens", num(a.outputTokens), num(b.outputTokens));
-    check("costUsd", num(a.costUsd), num(b.costUsd));
+    // A sum of prices, added in another order by SQL: equal to rounding, not to the bit.
+    check("costUsd", QString::number(a.costUsd, 'g', 12), QString::number(b.costUsd, 'g', 12));
     check("turns", num(a.turns), num(b.turns));
     check("wallSeconds", num(a.wallSeconds), num(b.wallSeconds));
     if (diffs.isEmpty())
@@ -351,6 +357,16 @@ private Q_SLOTS:
         c.exec("UPDATE attempts SET speedup_eager = speedup_eager * 2 WHERE id % 4 = 1");
         c.exec("UPDATE attempts SET verdict = 'timeout' WHERE id % 7 = 2");
         compareAll(c);
+        // Speedup intervals and noisy flags (schema 7): fast_p compares their lower bounds.
+        c.exec("INSERT INTO attempt_timing(attempt_id, speedup_eager_low, speedup_eager_high, noisy_eager) "
+               "SELECT id, speedup_eager * 0.97, speedup_eager * 1.03, id % 2 FROM attempts WHERE id % 3 = 1");
+        compareAll(c);
+        c.exec("INSERT INTO attempt_timing(attempt_id, speedup_compile_low, speedup_compile_high) "
+               "SELECT id, speedup_compile * 0.9, speedup_compile * 1.1 FROM attempts WHERE id % 5 = 3 "
+               "ON CONFLICT(attempt_id) DO UPDATE SET speedup_compile_low = excluded.speedup_compile_low, "
+               "speedup_compile_high = excluded.speedup_compile_high");
+        c.exec("DELETE FROM attempt_timing WHERE attempt_id % 7 = 0");
+        compareAll(c);
         // Turns removed, added and changed.
         c.exec("DELETE FROM turns WHERE id % 3 = 0");
         c.exec("UPDATE turns SET input_tokens = input_tokens + 1000 WHERE id % 4 = 0");
@@ -392,7 +408,7 @@ private Q_SLOTS:
                 while (q.step())
                     triggers.push_back(q.text(0));
             }
-            QCOMPARE(triggers.size(), std::size_t(7));
+            QCOMPARE(triggers.size(), std::size_t(10)); // 7 of schema 4, 3 more on attempt_timing (7)
             for (const auto& t : triggers)
                 c.exec("DROP TRIGGER " + t);
             c.exec("DROP TABLE task_summaries");

@@ -5,6 +5,10 @@
 #include <QJsonObject>
 #include <QTest>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 using namespace kb;
 
 namespace {
@@ -174,6 +178,121 @@ private Q_SLOTS:
         QCOMPARE(r.record.findings[0].location, std::string("line 9"));
         QVERIFY(!r.record.speedupEager);
         QVERIFY(r.record.timing.empty());
+    }
+
+    // timing.comparison (interleaved measurement): its ratio of medians replaces the plain
+    // median ratio (2.0 here) when it is usable; its interval, noisy flags and regime are kept.
+    void comparisonGivesSpeedupAndInterval_data()
+    {
+        QTest::addColumn<QJsonValue>("eager");
+        QTest::addColumn<QString>("regime");
+        QTest::addColumn<double>("speedup");
+        QTest::addColumn<double>("low"); // NaN: no interval stored
+        QTest::addColumn<double>("high");
+        QTest::addColumn<bool>("noisy");
+        QTest::addColumn<QString>("storedRegime");
+        const double none = std::numeric_limits<double>::quiet_NaN();
+        const auto entry = [](double s, QJsonValue lo, QJsonValue hi, bool noisy) {
+            return QJsonValue(QJsonObject{{QStringLiteral("speedup"), s}, {QStringLiteral("ci_low"), lo},
+                                          {QStringLiteral("ci_high"), hi},
+                                          {QStringLiteral("rel_halfwidth"), 0.02},
+                                          {QStringLiteral("noisy"), noisy}, {QStringLiteral("blocks"), 12}});
+        };
+        QTest::newRow("tight") << entry(1.01, 0.99, 1.03, false) << QStringLiteral("device-bound")
+                               << 1.01 << 0.99 << 1.03 << false << QStringLiteral("device-bound");
+        QTest::newRow("noisy") << entry(1.30, 1.05, 1.60, true) << QStringLiteral("launch-bound")
+                               << 1.30 << 1.05 << 1.60 << true << QStringLiteral("launch-bound");
+        QTest::newRow("cpu regime") << entry(0.5, 0.49, 0.51, false) << QStringLiteral("cpu") << 0.5
+                                    << 0.49 << 0.51 << false << QStringLiteral("cpu");
+        QTest::newRow("null baseline: median ratio") << QJsonValue() << QStringLiteral("device-bound")
+                                                     << 2.0 << none << none << false
+                                                     << QStringLiteral("device-bound");
+        QTest::newRow("interval not around speedup") << entry(1.2, 1.25, 1.4, false) << QString() << 1.2
+                                                     << none << none << false << QString();
+        QTest::newRow("missing bounds") << entry(1.2, QJsonValue(), QJsonValue(), false) << QString()
+                                        << 1.2 << none << none << false << QString();
+        QTest::newRow("non-positive speedup ignored") << entry(0.0, 0.0, 0.0, true) << QString() << 2.0
+                                                      << none << none << false << QString();
+        QTest::newRow("unknown regime dropped") << entry(1.1, 1.0, 1.2, false) << QStringLiteral("warp")
+                                                << 1.1 << 1.0 << 1.2 << false << QString();
+    }
+
+    void comparisonGivesSpeedupAndInterval()
+    {
+        QFETCH(QJsonValue, eager);
+        QFETCH(QString, regime);
+        QFETCH(double, speedup);
+        QFETCH(double, low);
+        QFETCH(double, high);
+        QFETCH(bool, noisy);
+        QFETCH(QString, storedRegime);
+        QJsonObject doc = correctDoc();
+        QJsonObject timing = doc.value(QStringLiteral("timing")).toObject();
+        QJsonObject comparison{{QStringLiteral("method"), QStringLiteral("interleaved")},
+                               {QStringLiteral("target_rel_halfwidth"), 0.03},
+                               {QStringLiteral("eager"), eager},
+                               {QStringLiteral("compile"), QJsonValue()}};
+        if (!regime.isEmpty())
+            comparison.insert(QStringLiteral("regime"), regime);
+        timing.insert(QStringLiteral("comparison"), comparison);
+        doc.insert(QStringLiteral("timing"), timing);
+        const auto r = parse(doc);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(*r.record.speedupEager, speedup);
+        QVERIFY(!r.record.speedupCompile); // no compile series: nothing to take from comparison
+        const auto& u = r.record.uncertainty;
+        QCOMPARE(u.eagerLow.has_value(), !std::isnan(low));
+        if (u.eagerLow) {
+            QCOMPARE(*u.eagerLow, low);
+            QCOMPARE(*u.eagerHigh, high);
+        }
+        QVERIFY(!u.compileLow);
+        QCOMPARE(u.noisyEager, noisy);
+        QCOMPARE(u.noisy(), noisy);
+        QCOMPARE(QString::fromStdString(u.regime), storedRegime);
+        const auto finding = std::find_if(r.record.findings.begin(), r.record.findings.end(),
+                                          [](const db::FindingRow& f) { return f.rule == "noisy-timing"; });
+        QCOMPARE(finding != r.record.findings.end(), noisy);
+        if (noisy) {
+            QCOMPARE(finding->severity, std::string("info"));
+            QVERIFY(QString::fromStdString(finding->message).contains(QStringLiteral("±3%")));
+            QVERIFY(!r.record.suspicious); // noisy is information, not suspicion
+        }
+    }
+
+    void comparisonCompileNeedsACompileSeries()
+    {
+        QJsonObject doc = correctDoc();
+        QJsonObject timing = doc.value(QStringLiteral("timing")).toObject();
+        timing.insert(QStringLiteral("compile"), series({3.0, 3.0, 3.0}));
+        const QJsonObject compiled{{QStringLiteral("speedup"), 1.45}, {QStringLiteral("ci_low"), 1.40},
+                                   {QStringLiteral("ci_high"), 1.50}, {QStringLiteral("noisy"), true}};
+        timing.insert(QStringLiteral("comparison"),
+                      QJsonObject{{QStringLiteral("method"), QStringLiteral("interleaved")},
+                                  {QStringLiteral("regime"), QStringLiteral("device-bound")},
+                                  {QStringLiteral("eager"), QJsonValue()},
+                                  {QStringLiteral("compile"), compiled}});
+        doc.insert(QStringLiteral("timing"), timing);
+        const auto r = parse(doc);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(*r.record.speedupEager, 2.0);   // eager: null, the median ratio stays
+        QCOMPARE(*r.record.speedupCompile, 1.45); // not 3.0 / 2.0
+        QCOMPARE(*r.record.uncertainty.compileLow, 1.40);
+        QVERIFY(r.record.uncertainty.noisyCompile);
+        QVERIFY(!r.record.uncertainty.noisyEager);
+        QVERIFY(std::any_of(r.record.findings.begin(), r.record.findings.end(),
+                            [](const db::FindingRow& f) { return f.rule == "noisy-timing"; }));
+    }
+
+    void noComparisonKeepsTheMedianRatio()
+    {
+        const auto r = parse(correctDoc(6.0));
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(*r.record.speedupEager, 3.0);
+        QVERIFY(!r.record.uncertainty.eagerLow);
+        QVERIFY(!r.record.uncertainty.noisy());
+        QVERIFY(r.record.uncertainty.regime.empty());
+        QVERIFY(r.record.findings.empty());
     }
 };
 
