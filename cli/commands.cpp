@@ -1,5 +1,11 @@
 #include "clioptions.h"
 #include "progressline.h"
+#include "runsummary.h"
+#include "signalwatcher.h"
+
+#include "generation/generationsettings.h"
+#include "generation/preflight.h"
+#include "generation/providerclients.h"
 
 #include "analysis/outcomes.h"
 #include "core/deviceprobe.h"
@@ -73,10 +79,15 @@ QCommandLineOption dbOption()
 int runCommand(const QStringList& args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Create a run and evaluate it."));
+    p.setApplicationDescription(QStringLiteral(
+        "Create a run and evaluate it.\n"
+        "Before the first attempt each model gets one short request built like the run's (skip with --no-preflight).\n"
+        "Exit status: 0 finished; 1 failed or stopped early (e.g. a provider refusing every request); 2 usage;\n"
+        "3 finished, but some attempts met provider or infrastructure errors (not scored; --resume retries them);\n"
+        "128+N stopped by signal N (SIGINT, SIGTERM and SIGHUP stop gracefully; --resume continues)."));
     p.addOption(dbOption());
     p.addOption({QStringLiteral("suite"), QStringLiteral("Suite name (default: sample)."), QStringLiteral("NAME"), QStringLiteral("sample")});
-    p.addOption({QStringLiteral("models"), QStringLiteral("Comma-separated model names."), QStringLiteral("LIST")});
+    p.addOption({QStringLiteral("models"), QStringLiteral("Comma-separated models: provider/model, or a model's name where only one provider has it."), QStringLiteral("LIST")});
     p.addOption({QStringLiteral("tasks"), QStringLiteral("Comma-separated task ids (default: all)."), QStringLiteral("LIST")});
     p.addOption({QStringLiteral("levels"), QStringLiteral("Comma-separated levels (default: all)."), QStringLiteral("LIST")});
     p.addOption({QStringLiteral("samples"), QStringLiteral("Samples per task (default 1)."), QStringLiteral("K"), QStringLiteral("1")});
@@ -96,6 +107,8 @@ int runCommand(const QStringList& args)
     p.addOption({QStringLiteral("skill"), QStringLiteral("Skill name (under skills/) or skill file the model follows (agent default: cuda-kernel-optimization)."), QStringLiteral("NAME|FILE")});
     p.addOption({QStringLiteral("temperature"), QStringLiteral("Sampling temperature (default: the provider's)."), QStringLiteral("T")});
     p.addOption({QStringLiteral("max-tokens"), QStringLiteral("Output tokens per model call (default 16384)."), QStringLiteral("N"), QStringLiteral("16384")});
+    p.addOption({QStringLiteral("no-stream"), QStringLiteral("Ask for whole answers instead of streams (a provider's or model's stream setting still wins).")});
+    p.addOption({QStringLiteral("no-preflight"), QStringLiteral("Skip the check request sent to each model before the first attempt.")});
     p.addOption({QStringLiteral("resume"), QStringLiteral("Resume the run with this id instead of creating one."), QStringLiteral("ID")});
     p.addOption({QStringLiteral("quiet"), QStringLiteral("No progress line.")});
     p.addOption({QStringLiteral("backend"), QStringLiteral("Where evaluations run: local or slurm (default local)."), QStringLiteral("BACKEND"), QStringLiteral("local")});
@@ -132,9 +145,10 @@ int runCommand(const QStringList& args)
             return fail(QStringLiteral("--max-tokens must be at least 1"), 2);
         if (p.isSet(QStringLiteral("temperature"))) {
             spec.generation.temperature = p.value(QStringLiteral("temperature")).toDouble(&numberOk);
-            if (!numberOk || *spec.generation.temperature < 0)
-                return fail(QStringLiteral("--temperature must be a number >= 0"), 2);
+            if (!numberOk || *spec.generation.temperature < 0 || *spec.generation.temperature > 2)
+                return fail(QStringLiteral("--temperature must be a number from 0 to 2 (0 to 1 for Anthropic models)"), 2);
         }
+        spec.generation.stream = !p.isSet(QStringLiteral("no-stream"));
         QString device = p.value(QStringLiteral("device"));
         if (device != QLatin1String("cpu") && device != QLatin1String("cuda") && device != QLatin1String("auto"))
             return fail(QStringLiteral("--device must be cpu, cuda or auto"), 2);
@@ -170,6 +184,19 @@ int runCommand(const QStringList& args)
                 spec.settings.device = engine::detectDevice();
             if (spec.settings.timingTrials == 0)
                 spec.settings.timingTrials = spec.settings.device == QLatin1String("cuda") ? 100 : 30;
+            if (!p.isSet(QStringLiteral("no-preflight"))) {
+                const auto keys = engine::defaultKeyStore();
+                const auto check = engine::runPreflight(engine.database().connection(), spec.models, spec.mode,
+                                                        spec.generation, keys.get());
+                if (!check.checked.isEmpty())
+                    out(QStringLiteral("pre-flight: %1 model(s) asked, %2 refused\n")
+                            .arg(check.checked.size())
+                            .arg(check.errors.size()));
+                if (!check.ok())
+                    return fail(QStringLiteral("the pre-flight request failed, no run was created:\n  %1\n"
+                                               "fix the provider or model settings (or pass --no-preflight)")
+                                    .arg(check.errors.join(QStringLiteral("\n  "))));
+            }
             runId = engine.createRun(spec);
             db::QueueRepository(engine.database().connection()).setRunPriority(runId, p.value(QStringLiteral("priority")).toInt());
         }
@@ -190,22 +217,38 @@ int runCommand(const QStringList& args)
                              finalStatus = status;
                              QCoreApplication::quit();
                          });
-        // Ctrl-C stops the engine; the run resumes later with --resume.
-        std::signal(SIGINT, [](int) { QMetaObject::invokeMethod(QCoreApplication::instance(), &QCoreApplication::quit, Qt::QueuedConnection); });
+        QString finalMessage;
+        QObject::connect(&engine, &engine::RunEngine::runFinished, &engine,
+                         [&finalMessage](qint64, const QString&, const QString& message) { finalMessage = message; });
+        // SIGINT, SIGTERM and SIGHUP alike: in-flight work is stopped and queued again, the
+        // leases released; the run resumes later with --resume.
+        SignalWatcher stopSignals;
+        QObject::connect(&stopSignals, &SignalWatcher::stopRequested, &engine, [&engine](int) {
+            engine.stop();
+            QCoreApplication::quit();
+        });
         engine.start(runId);
         QCoreApplication::exec();
         line.finish();
         if (finalStatus.isEmpty()) {
-            out(QStringLiteral("interrupted; resume with: kbstudio-cli run --resume %1 --db %2\n").arg(runId).arg(databasePath(p)));
-            return 130;
+            const int sig = stopSignals.lastSignal();
+            out(QStringLiteral("%1; resume with: kbstudio-cli run --resume %2 --db %3\n")
+                    .arg(sig ? QStringLiteral("stopped by %1").arg(SignalWatcher::signalName(sig)) : QStringLiteral("interrupted"))
+                    .arg(runId)
+                    .arg(databasePath(p)));
+            return 128 + (sig ? sig : SIGINT);
         }
         out(QStringLiteral("run %1 %2\n\n").arg(runId).arg(finalStatus));
+        if (finalStatus != QLatin1String("finished") && !finalMessage.isEmpty())
+            QTextStream(stderr) << "error: " << finalMessage << fileSizeLimitNote(finalMessage) << '\n';
         out(report::formatLeaderboardText(engine::leaderboardFor(engine.database().connection(), runId)));
-        return finalStatus == QLatin1String("finished") ? 0 : 1;
+        int exitCode = finalStatus == QLatin1String("finished") ? 0 : 1;
+        out(operationalSummary(engine.database().connection(), runId, databasePath(p), &exitCode));
+        return exitCode;
     } catch (const engine::Error& e) {
-        return fail(e.message());
+        return fail(e.message() + fileSizeLimitNote(e.message()));
     } catch (const db::Error& e) {
-        return fail(QString::fromUtf8(e.what()));
+        return fail(QString::fromUtf8(e.what()) + fileSizeLimitNote(QString::fromUtf8(e.what())));
     }
 }
 

@@ -3,6 +3,7 @@
 #include "exportcommand.h"
 #include "providercommand.h"
 #include "servecommand.h"
+#include "signalwatcher.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -32,6 +33,8 @@ Options common to all commands:
 
 int main(int argc, char** argv)
 {
+    // A file size limit (ulimit -f) makes writes fail with a message instead of killing us.
+    kb::cli::ignoreFileSizeSignal();
     const auto app = kb::cli::createApplication(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("kbstudio-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(KBSTUDIO_VERSION));

@@ -7,6 +7,9 @@
 #include "generation/providerclients.h"
 #include "generation/transcriptexport.h"
 #include "providers/chatprovider.h"
+#include "providers/redaction.h"
+#include "providers/requestoptions.h"
+#include "requestsettingsoptions.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -46,7 +49,14 @@ int addProvider(QCommandLineParser& p) {
     if (kind != QLatin1String("openai") && kind != QLatin1String("anthropic") &&
         kind != QLatin1String("replay"))
         return fail(QStringLiteral("--kind must be openai, anthropic or replay"), 2);
-    QJsonObject settings;
+    db::Database database(databasePath(p).toStdString());
+    db::CatalogRepository catalog(database.connection());
+    const auto existing = providerNamed(catalog, name);
+    // Adding a provider again updates it: settings not given now are kept.
+    QJsonObject settings = existing && existing->kind == kind.toStdString()
+                               ? QJsonDocument::fromJson(QByteArray::fromStdString(existing->settingsJson)).object()
+                               : QJsonObject();
+    QUrl normalized;
     if (kind == QLatin1String("replay")) {
         if (!p.isSet(QStringLiteral("transcript")))
             return fail(QStringLiteral("a replay provider needs --transcript FILE"), 2);
@@ -59,6 +69,13 @@ int addProvider(QCommandLineParser& p) {
             return fail(QStringLiteral(
                             "--base-url must be an http(s) URL (OpenAI-compatible: ending in /v1)"),
                         2);
+        QString note;
+        normalized = engine::normalizedBaseUrl(kind, url, &note);
+        if (!note.isEmpty())
+            out(QStringLiteral("note: %1\n").arg(note));
+        QString bad;
+        if (!applyRequestSettingsOptions(p, kind, false, settings, &bad))
+            return fail(bad, 2);
     }
     for (const char* key : {"max-concurrent", "token-budget", "timeout-ms"}) {
         const QString opt = QString::fromLatin1(key);
@@ -83,22 +100,30 @@ int addProvider(QCommandLineParser& p) {
         if (key.isEmpty())
             return fail(QStringLiteral("no key on standard input"), 2);
     }
-    db::Database database(databasePath(p).toStdString());
-    db::CatalogRepository catalog(database.connection());
     db::ProviderRow row;
     row.name = name.toStdString();
     row.kind = kind.toStdString();
-    row.baseUrl = baseUrl.toStdString();
+    row.baseUrl = normalized.isValid() ? normalized.toString().toStdString() : baseUrl.toStdString();
     row.settingsJson = QJsonDocument(settings).toJson(QJsonDocument::Compact).toStdString();
     catalog.upsertProvider(row);
     out(QStringLiteral("provider '%1' (%2) registered\n").arg(name, kind));
+    const QString keyName = settings.value(QStringLiteral("key_name")).toString(name);
+    const QString boundName = engine::hostBoundKeyName(keyName, normalized);
     if (!key.isEmpty()) {
         auto store = engine::defaultKeyStore();
         QString why;
-        if (!store->writeKey(name, key, &why))
+        if (boundName.isEmpty())
+            return fail(QStringLiteral("a key needs a provider with an http(s) base URL"), 2);
+        // Bound to the host: it is sent there and nowhere else.
+        if (!store->writeKey(boundName, key, &why))
             return fail(
                 QStringLiteral("cannot store the key in %1: %2").arg(store->describe(), why));
-        out(QStringLiteral("key stored in %1\n").arg(store->describe()));
+        out(QStringLiteral("key stored in %1, sent only to %2\n")
+                .arg(store->describe(), normalized.toDisplayString(QUrl::RemovePath | QUrl::RemoveUserInfo)));
+    } else if (existing && QUrl(q(existing->baseUrl)).host() != normalized.host() && !boundName.isEmpty()) {
+        out(QStringLiteral("note: a key stored for the previous host is not sent to the new one; pass --key-env "
+                           "or --key-stdin to store one for %1\n")
+                .arg(normalized.host()));
     }
     return 0;
 }
@@ -112,8 +137,14 @@ int listProviders(QCommandLineParser& p) {
         QString keyState = QStringLiteral("no key");
         if (prov.kind == "demo" || prov.kind == "replay")
             keyState = QStringLiteral("offline, not a model");
-        else if (keys->readKey(q(prov.name)))
-            keyState = QStringLiteral("key in %1").arg(keys->describe());
+        else if (const QString bound = engine::hostBoundKeyName(
+                     QJsonDocument::fromJson(QByteArray::fromStdString(prov.settingsJson))
+                         .object()
+                         .value(QStringLiteral("key_name"))
+                         .toString(q(prov.name)),
+                     engine::normalizedBaseUrl(q(prov.kind), QUrl(q(prov.baseUrl))));
+                 !bound.isEmpty() && keys->readKey(bound))
+            keyState = QStringLiteral("key in %1, bound to this host").arg(keys->describe());
         out(QStringLiteral("%1  [%2]  %3  (%4)\n")
                 .arg(q(prov.name), q(prov.kind), q(prov.baseUrl), keyState));
         for (const auto& m : models) {
@@ -124,7 +155,9 @@ int listProviders(QCommandLineParser& p) {
                 price = QStringLiteral("  $%1 / $%2 per M tokens in/out")
                             .arg(m.priceInPerMTok.value_or(0))
                             .arg(m.priceOutPerMTok.value_or(0));
-            out(QStringLiteral("    %1%2\n").arg(q(m.name), price));
+            const QString settings = m.settingsJson.empty() || m.settingsJson == "{}" ? QString()
+                                                                                       : QStringLiteral("  ") + q(m.settingsJson);
+            out(QStringLiteral("    %1/%2%3%4\n").arg(q(prov.name), q(m.name), price, settings));
         }
     }
     return 0;
@@ -138,6 +171,11 @@ int testProvider(QCommandLineParser& p, const QString& name) {
         return fail(QStringLiteral("no provider named '%1'").arg(name));
     const auto models = catalog.models();
     QString model = p.value(QStringLiteral("model"));
+    // --model takes provider/model as well as the model's own name.
+    if (model.startsWith(name + QLatin1Char('/')))
+        for (const auto& m : models)
+            if (m.providerId == row->id && name + QLatin1Char('/') + q(m.name) == model)
+                model = q(m.name);
     for (const auto& m : models)
         if (model.isEmpty() && m.providerId == row->id)
             model = q(m.name);
@@ -151,6 +189,10 @@ int testProvider(QCommandLineParser& p, const QString& name) {
     auto config = engine::providerConfig(*row, models, keys.get(), &why);
     if (!config)
         return fail(why);
+    // Whatever the server sends back is printed without any key the store holds.
+    QList<QByteArray> secrets = engine::knownSecrets(catalog.providers(), keys.get());
+    if (!config->apiKey.isEmpty())
+        secrets << config->apiKey.toUtf8();
     engine::ChatProvider provider(std::move(*config));
     QEventLoop loop;
     int code = 1;
@@ -170,7 +212,7 @@ int testProvider(QCommandLineParser& p, const QString& name) {
                     .arg(r.reply.latencyMs, 0, 'f', 0)
                     .arg(r.reply.usage.inputTokens)
                     .arg(r.reply.usage.outputTokens)
-                    .arg(r.reply.content.left(40)));
+                    .arg(engine::redactSecrets(r.reply.content, secrets).left(40)));
             code = 0;
             loop.quit();
         });
@@ -178,7 +220,7 @@ int testProvider(QCommandLineParser& p, const QString& name) {
                      [&](quint64 rid, const engine::ProviderError& e) {
                          if (rid != id)
                              return;
-                         QTextStream(stderr) << "error: " << e.message << '\n';
+                         QTextStream(stderr) << "error: " << engine::redactSecrets(e.message, secrets) << '\n';
                          loop.quit();
                      });
     loop.exec();
@@ -254,6 +296,7 @@ int providerCommand(const QStringList& args) {
                  QStringLiteral("ID")});
     p.addOption({QStringLiteral("out"), QStringLiteral("transcript: the file to write."),
                  QStringLiteral("FILE")});
+    addRequestSettingsOptions(p, false);
     p.addPositionalArgument(QStringLiteral("action"),
                             QStringLiteral("add, list, test or transcript"));
     int code = 0;
@@ -282,8 +325,10 @@ int providerCommand(const QStringList& args) {
 int modelCommand(const QStringList& args) {
     QCommandLineParser p;
     p.setApplicationDescription(
-        QStringLiteral("model add --provider P --name M [--label L] [--price-in X --price-out Y]: "
-                       "register a model of a provider; prices in US$ per million tokens."));
+        QStringLiteral("model add --provider P --name M [--label L] [--price-in X --price-out Y] [request "
+                       "settings]: register (or update) a model of a provider; prices in US$ per million "
+                       "tokens. Request settings of the model win over its provider's. In runs, name it "
+                       "P/M where another provider has a model of the same name."));
     p.addOption(dbOption());
     p.addOption(
         {QStringLiteral("provider"), QStringLiteral("Provider name."), QStringLiteral("P")});
@@ -299,6 +344,7 @@ int modelCommand(const QStringList& args) {
     p.addOption({QStringLiteral("price-cache-write"),
                  QStringLiteral("US$ per million input tokens written to the cache."),
                  QStringLiteral("X")});
+    addRequestSettingsOptions(p, true);
     p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("add"));
     int code = 0;
     if (!parseCommandLine(p, args, QStringLiteral("model"), code))
@@ -336,7 +382,21 @@ int modelCommand(const QStringList& args) {
         m.providerId = prov->id;
         m.name = p.value(QStringLiteral("name")).toStdString();
         m.label = p.value(QStringLiteral("label")).toStdString();
+        // Adding a model again updates it: settings not given now are kept.
         QJsonObject settings;
+        for (const auto& known : catalog.models())
+            if (known.providerId == prov->id && known.name == m.name) {
+                settings = QJsonDocument::fromJson(QByteArray::fromStdString(known.settingsJson)).object();
+                if (!p.isSet(QStringLiteral("price-in")) && !p.isSet(QStringLiteral("price-out"))) {
+                    m.priceInPerMTok = known.priceInPerMTok;
+                    m.priceOutPerMTok = known.priceOutPerMTok;
+                }
+                if (m.label.empty())
+                    m.label = known.label;
+            }
+        QString bad;
+        if (!applyRequestSettingsOptions(p, q(prov->kind), true, settings, &bad))
+            return fail(bad, 2);
         if (cacheRead)
             settings.insert(QStringLiteral("price_cache_read"), *cacheRead);
         if (cacheWrite)

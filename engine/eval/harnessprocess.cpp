@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +46,14 @@ QString describeSignal(int signal)
         return QStringLiteral("illegal instruction (SIGILL)");
     case SIGKILL:
         return QStringLiteral("killed (SIGKILL; out of memory?)");
+    case SIGTERM:
+        return QStringLiteral("terminated (SIGTERM)");
+    case SIGINT:
+        return QStringLiteral("interrupted (SIGINT)");
+    case SIGHUP:
+        return QStringLiteral("hung up (SIGHUP)");
+    case SIGXFSZ:
+        return QStringLiteral("file size limit exceeded (SIGXFSZ)");
     default:
         return QStringLiteral("signal %1 (%2)").arg(signal).arg(QString::fromUtf8(strsignal(signal)));
     }
@@ -66,8 +75,16 @@ HarnessProcess::HarnessProcess(QObject* parent)
                         .arg(m_process.program(), m_process.errorString());
         Q_EMIT finished(out);
     });
-    // Its own process group, so a timeout can kill the harness and everything it started.
-    m_process.setChildProcessModifier([] { ::setpgid(0, 0); });
+    // Its own process group, so a timeout can kill the harness and everything it started; and
+    // it dies with this process, even when this one is killed without a chance to clean up
+    // (otherwise it would run on, re-parented to init, beside a resumed run).
+    const pid_t self = ::getpid();
+    m_process.setChildProcessModifier([self] {
+        ::setpgid(0, 0);
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != self) // the engine died before prctl took effect
+            ::_exit(127);
+    });
 }
 
 HarnessProcess::~HarnessProcess()

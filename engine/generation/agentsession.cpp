@@ -9,6 +9,7 @@
 #include "turnrecord.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -26,7 +27,8 @@ AgentSession::AgentSession(GenerationContext context, ChatClient* client, QObjec
     , m_exchange(new ChatExchange(client, m_ctx.settings, this))
     , m_harness(new HarnessTool(m_ctx, m_workspace.root(), this))
     , m_commands(new CommandRunner(m_workspace.root(), m_ctx.settings.commandTimeoutSeconds,
-                                   {QFileInfo(FileKeyStore::defaultPath()).absolutePath()}, this))
+                                   {QFileInfo(FileKeyStore::defaultPath()).absolutePath(), QDir::homePath()},
+                                   this, m_ctx.eval.device == QLatin1String("cuda")))
     , m_tools(agentToolDefinitions()) {
     connect(m_exchange, &ChatExchange::answered, this, &AgentSession::onAnswered);
     connect(m_exchange, &ChatExchange::callFailed, this, &AgentSession::onCallFailed);
@@ -119,11 +121,12 @@ void AgentSession::onCallFailed(const ChatRequest& sent, const ProviderError& er
     if (willRetry)
         return;
     // A model that already wrote a verified solution keeps it; otherwise the attempt has none.
+    const QString what = redactSecrets(describeProviderError(error), m_ctx.secrets);
     if (m_best) {
-        finish(QStringLiteral("provider error: %1").arg(error.message));
+        finish(QStringLiteral("provider error: %1").arg(what));
         return;
     }
-    Q_EMIT noCandidate(QStringLiteral("provider error: %1").arg(error.message), false);
+    Q_EMIT providerFailed(what, error.httpStatus);
 }
 
 void AgentSession::onAnswered(const ChatRequest& sent, const ChatResponse& response) {

@@ -81,10 +81,7 @@ void ChatSession::onCallFailed(const ChatRequest& sent, const ProviderError& err
         log(QStringLiteral("attempt %1: %2; trying again").arg(m_ctx.attemptId).arg(error.message));
         return;
     }
-    QString what = error.message;
-    if (error.httpStatus > 0)
-        what = QStringLiteral("HTTP %1: %2").arg(error.httpStatus).arg(what);
-    Q_EMIT noCandidate(QStringLiteral("provider error: %1").arg(what), false);
+    Q_EMIT providerFailed(redactSecrets(describeProviderError(error), m_ctx.secrets), error.httpStatus);
 }
 
 } // namespace kb::engine

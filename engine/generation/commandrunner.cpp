@@ -1,10 +1,12 @@
 #include "commandrunner.h"
 
 #include "feedback.h"
+#include "sandboxpolicy.h"
 
 #include <QFileInfo>
 #include <QStandardPaths>
 #include <csignal>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 namespace kb::engine {
@@ -46,11 +48,12 @@ SandboxProbe probeSandbox() {
 }
 
 CommandRunner::CommandRunner(QString workspace, int timeoutSeconds, QStringList hidden,
-                             QObject* parent)
+                             QObject* parent, bool gpu)
     : QObject(parent)
     , m_workspace(std::move(workspace))
     , m_timeoutSeconds(std::max(1, timeoutSeconds))
-    , m_hidden(std::move(hidden)) {
+    , m_hidden(std::move(hidden))
+    , m_gpu(gpu) {
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, [this] {
         m_timedOut = true;
@@ -80,7 +83,10 @@ void CommandRunner::run(const QString& command) {
         m_process->deleteLater();
     m_process = new QProcess(this);
     m_process->setProcessChannelMode(QProcess::MergedChannels);
-    m_process->setChildProcessModifier([] { ::setpgid(0, 0); });
+    m_process->setChildProcessModifier([] {
+        ::setpgid(0, 0);
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    });
     QProcessEnvironment env;
     env.insert(QStringLiteral("PATH"), QStringLiteral("/usr/local/bin:/usr/bin:/bin"));
     env.insert(QStringLiteral("HOME"), m_workspace);
@@ -96,21 +102,15 @@ void CommandRunner::run(const QString& command) {
         Q_EMIT finished(
             {QStringLiteral("cannot start the sandbox: %1").arg(m_process->errorString()), true});
     });
-    // The workspace is bound after the private /tmp, so a workspace under /tmp stays visible;
-    // the hidden folders (the key store's) become empty.
-    QStringList args{
-        QStringLiteral("--ro-bind"), QStringLiteral("/"),       QStringLiteral("/"),
-        QStringLiteral("--dev"),     QStringLiteral("/dev"),    QStringLiteral("--proc"),
-        QStringLiteral("/proc"),     QStringLiteral("--tmpfs"), QStringLiteral("/tmp")};
-    for (const QString& dir : std::as_const(m_hidden)) {
-        if (QFileInfo(dir).isDir() && !m_workspace.startsWith(dir + QLatin1Char('/')))
-            args << QStringLiteral("--tmpfs") << dir;
-    }
-    args << QStringLiteral("--bind") << m_workspace << m_workspace
-         << QStringLiteral("--unshare-net") << QStringLiteral("--unshare-pid")
-         << QStringLiteral("--unshare-ipc") << QStringLiteral("--die-with-parent")
-         << QStringLiteral("--new-session") << QStringLiteral("--chdir") << m_workspace
-         << QStringLiteral("--") << QStringLiteral("/bin/sh") << QStringLiteral("-c") << command;
+    // An allow-list (sandboxpolicy.h): the toolchain read-only, the workspace writable, no
+    // $HOME, no database, no key store; GPU device nodes only when the run is on the GPU.
+    SandboxSpec spec;
+    spec.workspace = m_workspace;
+    spec.readOnly = defaultExtraReadOnlyPaths();
+    spec.hidden = m_hidden;
+    spec.gpu = m_gpu;
+    QStringList args = sandboxArguments(spec);
+    args << QStringLiteral("--") << QStringLiteral("/bin/sh") << QStringLiteral("-c") << command;
     m_timedOut = false;
     m_clock.start();
     m_timer.start(m_timeoutSeconds * 1000);

@@ -1,7 +1,8 @@
 #pragma once
 // The agent's run_command tool: a shell command in the workspace, inside a bubblewrap sandbox
-// (the whole file system read-only, only the workspace writable, a private /tmp, no network,
-// its own PID namespace), killed with everything it started after a time limit. Where
+// (sandboxpolicy.h: the toolchain read-only, only the workspace writable, a private /tmp, no
+// $HOME, database or key store, no network, its own PID namespace, the GPU's device nodes when
+// the run is on the GPU), killed with everything it started after a time limit. Where
 // bubblewrap cannot start a sandbox the tool refuses to run anything, as the harness does.
 
 #include "agentworkspace.h"
@@ -24,8 +25,9 @@ class CommandRunner : public QObject {
     Q_OBJECT
 public:
     // hidden: folders replaced by an empty tmpfs inside the sandbox (the key store's).
+    // gpu: the GPU's device nodes are visible (compile, verify and profile by hand).
     CommandRunner(QString workspace, int timeoutSeconds, QStringList hidden = {},
-                  QObject* parent = nullptr);
+                  QObject* parent = nullptr, bool gpu = false);
     ~CommandRunner() override;
     // Runs one command; `finished` follows, always after run() returned.
     void run(const QString& command);
@@ -40,6 +42,7 @@ private:
     QString m_workspace;
     int m_timeoutSeconds;
     QStringList m_hidden;
+    bool m_gpu = false;
     QProcess* m_process = nullptr;
     QTimer m_timer;
     QElapsedTimer m_clock;

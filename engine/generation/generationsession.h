@@ -52,6 +52,9 @@ Q_SIGNALS:
     void candidateReady(const QString& code);
     // refused: the model declined (stop reason 'refusal'), which is a result, not an error.
     void noCandidate(const QString& message, bool refused);
+    // The provider gave no answer (an HTTP error after the retries, a timeout, a cut stream, a
+    // spent budget): not the model's result. httpStatus is 0 when no HTTP answer came.
+    void providerFailed(const QString& message, int httpStatus);
 
 protected:
     int takeTurnIndex() { return m_nextTurn++; }

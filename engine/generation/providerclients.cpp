@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "providers/keychainkeystore.h"
 #include "providers/replayprovider.h"
+#include "providers/requestoptions.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -37,23 +38,40 @@ std::optional<ProviderConfig> providerConfig(const db::ProviderRow& provider,
     c.name = q(provider.name);
     c.kind = kind == QLatin1String("anthropic") ? ProviderKind::Anthropic
                                                 : ProviderKind::OpenAiCompatible;
-    c.baseUrl = QUrl(q(provider.baseUrl));
-    if (!c.baseUrl.isValid() || c.baseUrl.scheme().isEmpty()) {
+    c.baseUrl = normalizedBaseUrl(kind, QUrl(q(provider.baseUrl)));
+    if (!c.baseUrl.isValid() || c.baseUrl.scheme().isEmpty() || c.baseUrl.host().isEmpty()) {
         *error = QStringLiteral("provider '%1' has no valid base URL ('%2')")
                      .arg(c.name, q(provider.baseUrl));
         return std::nullopt;
     }
-    const QString keyName = s.value(QStringLiteral("key_name")).toString(c.name);
+    if (const QString bad = checkRequestSettings(kind, s); !bad.isEmpty()) {
+        *error = QStringLiteral("provider '%1': %2").arg(c.name, bad);
+        return std::nullopt;
+    }
     if (keys) {
+        const QString keyName = s.value(QStringLiteral("key_name")).toString(c.name);
         QString why;
-        const auto key = keys->readKey(keyName, &why);
+        // Only the key stored for this host: a provider of the same name elsewhere gets none.
+        const auto key = keys->readKey(hostBoundKeyName(keyName, c.baseUrl), &why);
         if (!key && !why.isEmpty()) {
             *error = QStringLiteral("cannot read the key of provider '%1' from %2: %3")
                          .arg(c.name, keys->describe(), why);
             return std::nullopt;
         }
+        if (!key && keys->readKey(keyName)) {
+            *error = QStringLiteral(
+                         "the key of provider '%1' is stored under its name only, from before keys were "
+                         "bound to the provider's host; store it again (kbstudio-cli provider add --name %1 "
+                         "--kind %2 --base-url %3 --key-env VAR, or the provider dialog). Until then it is "
+                         "sent nowhere, so that a database naming a provider '%1' at another host cannot "
+                         "obtain it")
+                         .arg(c.name, kind, c.baseUrl.toDisplayString());
+            return std::nullopt;
+        }
         c.apiKey = key.value_or(QString());
     }
+    c.extraHeaders = headersFromSettings(s);
+    c.requestDefaults = RequestOptions::fromSettings(s);
     c.maxConcurrent = s.value(QStringLiteral("max_concurrent")).toInt(c.maxConcurrent);
     c.tokenBudget = static_cast<qint64>(s.value(QStringLiteral("token_budget")).toDouble(0));
     c.transport.timeoutMs = static_cast<qint64>(
@@ -69,7 +87,17 @@ std::optional<ProviderConfig> providerConfig(const db::ProviderRow& provider,
     c.openAi.useMaxCompletionTokens =
         s.value(QStringLiteral("use_max_completion_tokens")).toBool(false);
     for (const auto& m : models) {
-        if (m.providerId != provider.id || (!m.priceInPerMTok && !m.priceOutPerMTok))
+        if (m.providerId != provider.id)
+            continue;
+        const QJsonObject modelSettings =
+            QJsonDocument::fromJson(QByteArray::fromStdString(m.settingsJson)).object();
+        if (const QString bad = checkRequestSettings(kind, modelSettings); !bad.isEmpty()) {
+            *error = QStringLiteral("model '%1/%2': %3").arg(c.name, q(m.name), bad);
+            return std::nullopt;
+        }
+        if (const RequestOptions o = RequestOptions::fromSettings(modelSettings); !o.isEmpty())
+            c.modelOptions.insert(q(m.name), o);
+        if (!m.priceInPerMTok && !m.priceOutPerMTok)
             continue;
         ModelPrice price;
         price.inputPerMTok = m.priceInPerMTok.value_or(0);
@@ -116,7 +144,10 @@ QList<QByteArray> knownSecrets(const std::vector<db::ProviderRow>& providers,
         if (p.kind != "openai" && p.kind != "anthropic")
             continue;
         const QString name = settingsOf(p).value(QStringLiteral("key_name")).toString(q(p.name));
-        const auto key = keys->readKey(name);
+        const QString bound = hostBoundKeyName(name, normalizedBaseUrl(q(p.kind), QUrl(q(p.baseUrl))));
+        if (bound.isEmpty())
+            continue;
+        const auto key = keys->readKey(bound);
         // Very short values would redact ordinary text; real keys are long.
         if (key && key->size() >= 8 && !out.contains(key->toUtf8()))
             out.append(key->toUtf8());

@@ -37,6 +37,7 @@ void ProviderSession::generate() {
     turn.error = gen.ok ? std::string() : gen.error.toStdString();
     store(turn);
     if (!gen.ok) {
+        // The demo provider has no stored answer: the pseudo-model gives none.
         Q_EMIT noCandidate(gen.error, false);
         return;
     }

@@ -85,13 +85,23 @@ db::TurnRow turnFromResponse(const TurnContext& ctx, const ChatRequest& sent,
     return t;
 }
 
+QString describeProviderError(const ProviderError& e) {
+    // The transport's messages already begin with "HTTP <status>"; others get it added.
+    if (e.httpStatus > 0 && !e.message.startsWith(QStringLiteral("HTTP ")))
+        return QStringLiteral("HTTP %1: %2").arg(e.httpStatus).arg(e.message);
+    return e.message;
+}
+
 db::TurnRow turnFromError(const TurnContext& ctx, const ChatRequest& sent, const ProviderError& e) {
     db::TurnRow t = baseRow(ctx, sent);
     t.stopReason = stopReasonName(StopReason::Error).toStdString();
-    QString what = e.message;
-    if (e.httpStatus > 0)
-        what = QStringLiteral("HTTP %1: %2").arg(e.httpStatus).arg(what);
-    t.error = redacted(what, ctx.secrets);
+    t.error = redacted(describeProviderError(e), ctx.secrets);
+    // A cut stream keeps what arrived and the tokens the provider had counted.
+    t.response = redacted(e.partialContent, ctx.secrets);
+    t.inputTokens = e.partialUsage.inputTokens;
+    t.outputTokens = e.partialUsage.outputTokens;
+    t.cacheReadTokens = e.partialUsage.cacheReadTokens;
+    t.cacheWriteTokens = e.partialUsage.cacheWriteTokens;
     return t;
 }
 

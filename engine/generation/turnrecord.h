@@ -26,6 +26,8 @@ QString promptOf(const QList<ChatMessage>& messages);
 
 db::TurnRow turnFromResponse(const TurnContext& ctx, const ChatRequest& sent,
                              const ChatResponse& response);
+// "HTTP 401 Unauthorized from the provider: …" once, however the error was built.
+QString describeProviderError(const ProviderError& error);
 db::TurnRow turnFromError(const TurnContext& ctx, const ChatRequest& sent,
                           const ProviderError& error);
 

@@ -14,6 +14,7 @@ struct ChatProvider::Pending {
     SseDecoder decoder;
     std::unique_ptr<StreamAggregator> aggregator;
     bool sawEvent = false;
+    qint64 deltas = 0; // streamed text/reasoning pieces, about one token each
     double firstTokenMs = 0;
     QByteArray requestBody;
     QList<QByteArray> secrets;
@@ -54,7 +55,7 @@ HttpRequestSpec ChatProvider::withExtraHeaders(HttpRequestSpec spec) const {
 quint64 ChatProvider::send(const ChatRequest& request) {
     const quint64 id = ++m_nextId;
     auto p = std::make_unique<Pending>();
-    p->request = request;
+    p->request = applyRequestOptions(request, m_config.requestDefaults, m_config.modelOptions.value(request.model));
     m_pending.emplace(id, std::move(p));
     m_limiter.submit(
         id, [this, id] { start(id); },
@@ -113,8 +114,11 @@ void ChatProvider::onChunk(quint64 id, const QByteArray& bytes) {
                 p.call->abort(err); // comes back through failed
             return;
         }
-        if ((!step.text.isEmpty() || !step.reasoning.isEmpty()) && p.firstTokenMs == 0)
-            p.firstTokenMs = elapsedMs(p.timer);
+        if (!step.text.isEmpty() || !step.reasoning.isEmpty()) {
+            ++p.deltas;
+            if (p.firstTokenMs == 0)
+                p.firstTokenMs = elapsedMs(p.timer);
+        }
         // A slot may cancel the request; look it up again after each signal.
         if (!step.reasoning.isEmpty())
             Q_EMIT reasoningDelta(id, redactSecrets(step.reasoning, p.secrets));
@@ -189,6 +193,18 @@ void ChatProvider::fail(quint64 id, ProviderError error) {
         return;
     Pending& p = *node.mapped();
     error.message = redactSecrets(error.message, p.secrets);
+    if (p.aggregator && p.sawEvent) {
+        const ChatResponse partial = p.aggregator->result();
+        error.partialContent = redactSecrets(partial.content, p.secrets);
+        error.partialUsage = partial.usage;
+        // OpenAI-compatible servers report usage in the last chunk only: count what streamed.
+        if (error.partialUsage.outputTokens == 0)
+            error.partialUsage.outputTokens = p.deltas;
+        // The tokens were spent even though the answer is lost.
+        m_totalUsage += partial.usage;
+    }
+    if (error.httpStatus == 404 && m_config.kind == ProviderKind::OpenAiCompatible)
+        error.message += missingV1Hint(m_config.baseUrl);
     if (p.started)
         m_limiter.release(id, 0);
     else

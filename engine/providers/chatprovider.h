@@ -9,6 +9,7 @@
 #include "openaiprotocol.h"
 #include "pricing.h"
 #include "requestlimiter.h"
+#include "requestoptions.h"
 
 #include <QUrl>
 #include <memory>
@@ -30,6 +31,10 @@ struct ProviderConfig {
     PriceTable prices;
     OpenAiOptions openAi;
     AnthropicOptions anthropic;
+    // Request settings of the provider and of each model (by model name), applied to every
+    // request sent (see applyRequestOptions).
+    RequestOptions requestDefaults;
+    QHash<QString, RequestOptions> modelOptions;
     RetryPolicy::Clock clock;   // tests only: unset means the system clock
     RetryPolicy::Random random; // tests only: unset means a real random source
 };

@@ -70,6 +70,8 @@ struct ChatRequest {
     std::optional<double> temperature;
     bool stream = false;
     QJsonObject extraBody; // provider-specific fields, merged into the request body as they are
+    // OpenAI-compatible: max_tokens or max_completion_tokens; empty = the protocol's default.
+    QString tokenLimitField;
 };
 
 // Why the model stopped, the same for every provider. The provider's own word is kept in
@@ -122,6 +124,10 @@ struct ProviderError {
     bool transient = false;   // the same request may succeed later
     qint64 retryAfterMs = -1; // what the provider asked us to wait, -1 when it did not say
     QString providerType;     // the provider's error type ("rate_limit_error", ...) if given
+    // A stream cut midway: what had arrived (text, and the usage the provider had reported),
+    // so the tokens spent are not lost.
+    QString partialContent;
+    TokenUsage partialUsage;
 };
 
 struct ModelInfo {

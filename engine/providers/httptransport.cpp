@@ -237,7 +237,9 @@ HttpTransport::HttpTransport(const QUrl& baseUrl, const TransportSettings& setti
     , m_base(baseUrl)
     , m_settings(settings)
     , m_policy(std::move(policy)) {
-    m_nam->setRedirectPolicy(QNetworkRequest::NoLessSafeRedirectPolicy);
+    // The key goes to the base URL's host only: a redirect elsewhere is not followed (it fails
+    // with the provider's status), since it would carry the key's headers along.
+    m_nam->setRedirectPolicy(QNetworkRequest::SameOriginRedirectPolicy);
 }
 
 QUrl HttpTransport::urlFor(const QString& path) const {

@@ -9,6 +9,16 @@
 #include <cstdio>
 
 namespace kb::engine {
+
+QString hostBoundKeyName(const QString& keyName, const QUrl& baseUrl)
+{
+    const QString scheme = baseUrl.scheme().toLower();
+    const QString host = baseUrl.host(QUrl::FullyEncoded).toLower();
+    if (host.isEmpty() || (scheme != QLatin1String("http") && scheme != QLatin1String("https")))
+        return {};
+    const int port = baseUrl.port(scheme == QLatin1String("https") ? 443 : 80);
+    return QStringLiteral("%1@%2://%3:%4").arg(keyName, scheme, host).arg(port);
+}
 namespace {
 
 constexpr QFile::Permissions kOwnerOnly = QFile::ReadOwner | QFile::WriteOwner;

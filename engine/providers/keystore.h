@@ -4,9 +4,15 @@
 
 #include <QHash>
 #include <QString>
+#include <QUrl>
 #include <optional>
 
 namespace kb::engine {
+
+// The name a provider's key is stored under: its key name bound to where the key may be sent,
+// "oai@https://api.openai.com:443". A database that names a provider the same but points it at
+// another host asks for another entry and gets no key. Empty when the URL has no host.
+QString hostBoundKeyName(const QString& keyName, const QUrl& baseUrl);
 
 class KeyStore {
 public:

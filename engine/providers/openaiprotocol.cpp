@@ -102,9 +102,10 @@ QJsonObject OpenAiProtocol::encodeBody(const ChatRequest& request) const {
     QJsonObject body{{QStringLiteral("model"), request.model},
                      {QStringLiteral("messages"), messages},
                      {QStringLiteral("stream"), request.stream}};
-    body.insert(m_options.useMaxCompletionTokens ? QStringLiteral("max_completion_tokens")
-                                                 : QStringLiteral("max_tokens"),
-                request.maxTokens);
+    const QString tokenField = !request.tokenLimitField.isEmpty() ? request.tokenLimitField
+                               : m_options.useMaxCompletionTokens ? QStringLiteral("max_completion_tokens")
+                                                                  : QStringLiteral("max_tokens");
+    body.insert(tokenField, request.maxTokens);
     if (request.temperature)
         body.insert(QStringLiteral("temperature"), *request.temperature);
     if (request.stream && m_options.includeUsageInStream)

@@ -5,6 +5,9 @@
 #include "core/paths.h"
 #include "eval/harnessprocess.h"
 #include "eval/resultparser.h"
+#include "run/faults.h"
+#include "run/infrafaults.h"
+#include "providers/redaction.h"
 #include "scheduler/enginepresence.h"
 #include "scheduler/executor.h"
 #include "scheduler/harnessretry.h"
@@ -13,6 +16,8 @@
 #include "generation/generationsettings.h"
 #include "generation/providerclients.h"
 #include "generation/sessionfactory.h"
+#include "generation/modelreference.h"
+#include "providers/requestoptions.h"
 #include "providers/demoprovider.h"
 #include "providers/prompt.h"
 #include "suites/suiteimporter.h"
@@ -48,6 +53,7 @@ struct RunEngine::Job {
     std::shared_ptr<void> generationSlot;
     std::optional<db::EvaluationRecord> best;
     int evaluatedTurns = 0;
+    QList<QByteArray> secrets; // the provider's keys: redacted from the candidate's code too
 };
 
 struct RunEngine::GenerationBackend {
@@ -129,10 +135,13 @@ db::Id RunEngine::createRun(const RunSpec& spec)
         throw Error(QStringLiteral("no suite named '%1' in the database").arg(spec.suite));
     std::vector<db::Id> modelIds;
     for (const auto& name : spec.models) {
-        const auto model = catalog.modelByName(name.toStdString());
-        if (!model)
-            throw Error(QStringLiteral("no model named '%1' in the database").arg(name));
-        modelIds.push_back(model->id);
+        const db::ModelRow model = resolveModelReference(catalog, name); // throws Error
+        if (spec.generation.temperature) {
+            const QString bad = checkTemperature(toQ(model.providerKind), *spec.generation.temperature);
+            if (!bad.isEmpty() && isChatProviderKind(toQ(model.providerKind)))
+                throw Error(QStringLiteral("model %1: %2").arg(name, bad));
+        }
+        modelIds.push_back(model.id);
     }
     if (modelIds.empty())
         throw Error(QStringLiteral("a run needs at least one model"));
@@ -277,6 +286,13 @@ void RunEngine::start(db::Id runId)
         const int requeued = leases.requeueExpired(runId, m_owner.toStdString(), now);
         if (requeued > 0)
             Q_EMIT logLine(QStringLiteral("resuming run %1: %2 interrupted attempt(s) queued again").arg(runId).arg(requeued));
+        const int operational = requeueOperationalFailures(conn, runId);
+        if (operational > 0)
+            Q_EMIT logLine(QStringLiteral("resuming run %1: %2 attempt(s) that met a provider or infrastructure error "
+                                          "queued again")
+                               .arg(runId)
+                               .arg(operational));
+        m_providerFaults.reset();
         runs.setRunStatus(runId, QStringLiteral("running").toStdString());
         m_pending.clear();
         for (db::Id id : queue.queuedAttempts(runId))
@@ -380,6 +396,7 @@ void RunEngine::prepare(db::Id attemptId)
     const QString sharedCache = qEnvironmentVariable("KBSTUDIO_BUILD_CACHE");
     ctx.buildCacheDir = sharedCache.isEmpty() ? QString(m_workRoot + QStringLiteral("/build-cache")) : sharedCache;
     ctx.secrets = backend.secrets;
+    job->secrets = backend.secrets;
     ctx.firstTurnIndex = runs.nextTurnIndex(attemptId);
     const QPointer<RunEngine> self(this);
     ctx.storeTurn = [self](const db::TurnRow& row) {
@@ -422,8 +439,14 @@ void RunEngine::prepare(db::Id attemptId)
             onCandidate(j, code);
     });
     connect(session, &GenerationSession::noCandidate, this, [this, weak](const QString& message, bool) {
-        if (auto j = weak.lock(); j && m_inFlight.contains(j))
+        if (auto j = weak.lock(); j && m_inFlight.contains(j)) {
+            m_providerFaults.noteAnswer(toQ(j->attempt.modelName));
             onNoCandidate(j, message);
+        }
+    });
+    connect(session, &GenerationSession::providerFailed, this, [this, weak](const QString& message, int status) {
+        if (auto j = weak.lock(); j && m_inFlight.contains(j))
+            onProviderFailed(j, message, status);
     });
     session->start();
 }
@@ -431,12 +454,18 @@ void RunEngine::prepare(db::Id attemptId)
 void RunEngine::onCandidate(const std::shared_ptr<Job>& job, const QString& code)
 {
     releaseGenerationSlot(*job);
-    job->code = code;
+    m_providerFaults.noteAnswer(toQ(job->attempt.modelName));
+    // A key the model quotes (or an agent digs up) is neither evaluated nor stored.
+    job->code = redactSecrets(code, job->secrets);
     if (!writeFile(job->dir + QStringLiteral("/task.py"), job->task.source.c_str())
         || !writeFile(job->dir + QStringLiteral("/candidate.py"), job->code.toUtf8())) {
         try {
-            finishWithoutResult(job, QStringLiteral("harness_error"),
-                                QStringLiteral("cannot write the attempt's files under %1").arg(job->dir));
+            finishWithoutResult(job, kVerdictInfraError,
+                                QStringLiteral("cannot write the attempt's files under %1%2")
+                                    .arg(job->dir,
+                                         freeBytesAt(job->dir) >= 0 && freeBytesAt(job->dir) < kDiskFullBytes
+                                             ? QStringLiteral(" (the disk is full)")
+                                             : QString()));
         } catch (const db::Error& e) {
             failOnDatabase(QStringLiteral("cannot store attempt %1").arg(job->attempt.id), e);
             return;
@@ -446,6 +475,58 @@ void RunEngine::onCandidate(const std::shared_ptr<Job>& job, const QString& code
     }
     m_toBuild.enqueue(job);
     QTimer::singleShot(0, this, &RunEngine::pump);
+}
+
+QString RunEngine::buildCacheDir() const
+{
+    const QString sharedCache = qEnvironmentVariable("KBSTUDIO_BUILD_CACHE");
+    return sharedCache.isEmpty() ? QString(m_workRoot + QStringLiteral("/build-cache")) : sharedCache;
+}
+
+void RunEngine::onProviderFailed(const std::shared_ptr<Job>& job, const QString& message, int httpStatus)
+{
+    releaseGenerationSlot(*job);
+    const QString model = toQ(job->attempt.modelName);
+    try {
+        if (job->best) {
+            // A later turn could not be asked: the attempt keeps its best evaluated result.
+            onNoCandidate(job, QStringLiteral("provider error: %1").arg(message));
+            return;
+        }
+        job->code.clear();
+        finishWithoutResult(job, kVerdictProviderError, message);
+    } catch (const db::Error& e) {
+        failOnDatabase(QStringLiteral("cannot store attempt %1").arg(job->attempt.id), e);
+        return;
+    }
+    if (const auto stop = m_providerFaults.noteFailure(model, httpStatus, message)) {
+        abortRun(*stop);
+        return;
+    }
+    QTimer::singleShot(0, this, &RunEngine::pump);
+}
+
+void RunEngine::abortRun(const QString& message)
+{
+    const db::Id runId = m_runId;
+    if (runId == 0)
+        return;
+    Q_EMIT logLine(QStringLiteral("run %1 %2").arg(runId).arg(message));
+    emitProgress();
+    m_cancelling = true;
+    killAll();
+    try {
+        db::LeaseRepository leases(m_db->connection());
+        leases.requeueOwned(runId, m_owner.toStdString());
+        db::RunRepository(m_db->connection()).setRunStatus(runId, "failed", message.toStdString());
+        leases.releaseRun(m_owner.toStdString());
+    } catch (const db::Error& e) {
+        Q_EMIT logLine(QStringLiteral("cannot record the end of run %1: %2").arg(runId).arg(QString::fromUtf8(e.what())));
+    }
+    m_runId = 0;
+    m_paused = false;
+    m_cancelling = false;
+    Q_EMIT runFinished(runId, QStringLiteral("failed"), message);
 }
 
 void RunEngine::onNoCandidate(const std::shared_ptr<Job>& job, const QString& message)
@@ -637,26 +718,30 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
     const QJsonObject doc = QJsonDocument::fromJson(bytes).object();
     const bool haveResult = outcome.finished && outcome.exitCode == 0 && haveFile;
     // Failures of the instrument (never of the candidate) are tried again, with backoff.
-    auto harnessFailure = [&](const QString& message, bool transient) {
+    auto harnessFailure = [&](const QString& message, bool transient, const QString& verdict = QStringLiteral("harness_error")) {
         if (transient && retryLater(job, buildPhase, message))
             return;
         const int tries = db::QueueRepository(m_db->connection()).tries(job->attempt.id);
-        finishWithoutResult(job, QStringLiteral("harness_error"),
+        finishWithoutResult(job, verdict,
                             tries > 0 ? QStringLiteral("%1 (gave up after %2 retries)").arg(message).arg(tries) : message);
         QTimer::singleShot(0, this, &RunEngine::pump);
     };
     try {
         if (exec.lost) {
-            harnessFailure(QStringLiteral("lost the harness worker: %1").arg(outcome.error), true);
+            harnessFailure(QStringLiteral("lost the harness worker: %1").arg(outcome.error), true, kVerdictInfraError);
             return;
         }
         if (!haveResult && outcome.finished && doc.value(QStringLiteral("schema")).toString() == QLatin1String("kbstudio.eval-error/1")) {
             // The harness refused the request or the task (exit 2: no use trying again) or failed
             // itself (exit 1).
-            harnessFailure(QStringLiteral("the harness exited with code %1 (%2): %3")
-                               .arg(outcome.exitCode)
-                               .arg(doc.value(QStringLiteral("error")).toString(), doc.value(QStringLiteral("message")).toString()),
-                           outcome.exitCode != 2);
+            const QString kind = doc.value(QStringLiteral("error")).toString();
+            const QString text = QStringLiteral("the harness exited with code %1 (%2): %3")
+                                     .arg(outcome.exitCode)
+                                     .arg(kind, doc.value(QStringLiteral("message")).toString());
+            const bool infra = harnessReportsInfrastructure(outcome.exitCode, kind)
+                               || isDiskFullFailure(text, buildCacheDir());
+            harnessFailure(text, outcome.exitCode != 2 || infra,
+                           infra ? kVerdictInfraError : QStringLiteral("harness_error"));
             return;
         }
         if (!haveResult) {
@@ -666,7 +751,15 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
             } else if (outcome.crashed) {
                 finishWithoutResult(job, QStringLiteral("runtime_error"), phase + outcome.error);
             } else {
-                harnessFailure(outcome.error.isEmpty() ? QStringLiteral("the harness wrote no result") : outcome.error, true);
+                // No result file from a harness that ran: it exited 0 but could not write it (a
+                // full disk, a file size limit), or said it failed. Not the candidate's fault.
+                QString text = outcome.error.isEmpty() ? QStringLiteral("the harness wrote no result") : outcome.error;
+                const bool diskFull = isDiskFullFailure(text + QString::fromUtf8(outcome.stderrTail), m_workRoot);
+                if (diskFull)
+                    text += QStringLiteral(" (the disk is full)");
+                const bool infra = diskFull || outcome.exitCode == 0
+                                   || harnessReportsInfrastructure(outcome.exitCode, QString());
+                harnessFailure(text, true, infra ? kVerdictInfraError : QStringLiteral("harness_error"));
                 return;
             }
             QTimer::singleShot(0, this, &RunEngine::pump);
@@ -681,6 +774,17 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
         auto parsed = parseHarnessResult(bytes, m_settings, toQ(job->task.sourceHash));
         if (!parsed.ok) {
             harnessFailure(parsed.error, true);
+            return;
+        }
+        // A build or run that failed because the disk is full says nothing of the candidate.
+        const QString verdict = toQ(parsed.record.attemptVerdict);
+        if ((verdict == QLatin1String("build_error") || verdict == QLatin1String("runtime_error"))
+            && isDiskFullFailure(toQ(parsed.record.attemptMessage) + QLatin1Char('\n')
+                                     + (parsed.record.build ? toQ(parsed.record.build->log) : QString()),
+                                 buildCacheDir())) {
+            harnessFailure(QStringLiteral("the disk of the build cache %1 is full: %2")
+                               .arg(buildCacheDir(), toQ(parsed.record.attemptMessage).left(300)),
+                           true, kVerdictInfraError);
             return;
         }
         finishWithRecord(job, std::move(parsed.record));
@@ -715,7 +819,7 @@ void RunEngine::finishWithRecord(const std::shared_ptr<Job>& job, db::Evaluation
 void RunEngine::finishWithoutResult(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message)
 {
     // The harness failing is the instrument's fault, not the candidate's: the attempt can be retried.
-    const bool ours = verdict == QLatin1String("harness_error");
+    const bool ours = isOperationalVerdict(verdict);
     if (!job->code.isEmpty()) {
         db::EvaluationRecord record;
         record.evaluation.verdict = verdict.toStdString();

@@ -4,6 +4,7 @@
 // Everything is stored as it happens; a stopped engine resumes a run where it stopped.
 
 #include "runtypes.h"
+#include "faults.h"
 
 #include "scheduler/gpupool.h"
 #include "scheduler/gputelemetry.h"
@@ -97,6 +98,11 @@ private:
     const GenerationSettings& generationSettings();
     void onCandidate(const std::shared_ptr<Job>& job, const QString& code);
     void onNoCandidate(const std::shared_ptr<Job>& job, const QString& message);
+    void onProviderFailed(const std::shared_ptr<Job>& job, const QString& message, int httpStatus);
+    // Ends the run as failed now (in-flight work queued again), e.g. a provider refusing every
+    // request; --resume continues it.
+    void abortRun(const QString& message);
+    QString buildCacheDir() const;
     bool continueGeneration(const std::shared_ptr<Job>& job, db::EvaluationRecord& record);
     void releaseGenerationSlot(Job& job);
     void emitProgress();
@@ -132,6 +138,7 @@ private:
     std::shared_ptr<GenerationSettings> m_generation;
     db::Id m_generationRun = 0;
     bool m_cancelling = false;
+    ProviderFaultTracker m_providerFaults;
 
     // Scheduling state.
     struct Execution {

@@ -1,5 +1,7 @@
 #include "executor.h"
 
+#include "run/infrafaults.h"
+
 #include <csignal>
 
 namespace kb::engine {
@@ -13,9 +15,13 @@ LocalExecutor::LocalExecutor(QObject* parent)
             return;
         ExecOutcome out;
         out.harness = h;
-        // SIGKILL that the timeout did not send came from outside (the OOM killer, an operator):
-        // the worker was lost, not judged. Other signals are the candidate crashing the harness.
-        out.lost = h.crashed && !h.timedOut && h.exitCode == SIGKILL;
+        // A stop signal that the timeout did not send came from outside (the OOM killer, an
+        // operator, a shutdown): the worker was lost, not judged. So did the file size limit
+        // (ulimit -f) the harness inherited from us. Other signals are the candidate crashing it.
+        out.lost = h.crashed && !h.timedOut && (isExternalStopSignal(h.exitCode) || h.exitCode == SIGXFSZ);
+        if (out.lost && h.exitCode == SIGXFSZ)
+            out.harness.error = QStringLiteral("the harness exceeded the file size limit (ulimit -f) of the "
+                                               "process that started it and was stopped by SIGXFSZ");
         // A harness that could not even start is ours to fix, and may be a passing condition.
         if (!h.finished && !h.timedOut && !h.crashed)
             out.lost = true;

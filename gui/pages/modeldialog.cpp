@@ -1,5 +1,7 @@
 #include "modeldialog.h"
 
+#include "providerrequestsettings.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -23,11 +25,14 @@ ModelDialog::ModelDialog(const db::ModelRow& model, const std::vector<db::Provid
     , m_priceIn(new QDoubleSpinBox(this))
     , m_priceOut(new QDoubleSpinBox(this))
     , m_maxOutput(new QSpinBox(this))
+    , m_request(nullptr)
     , m_error(new QLabel(this))
 {
     setWindowTitle(model.id == 0 ? tr("Add model") : tr("Edit model"));
-    for (const auto& p : providers)
+    for (const auto& p : providers) {
         m_provider->addItem(QString::fromStdString(p.name), qint64(p.id));
+        m_kinds.insert(qint64(p.id), QString::fromStdString(p.kind));
+    }
     const int row = m_provider->findData(qint64(model.providerId));
     m_provider->setCurrentIndex(row < 0 ? 0 : row);
     m_name->setText(QString::fromStdString(model.name));
@@ -60,6 +65,7 @@ ModelDialog::ModelDialog(const db::ModelRow& model, const std::vector<db::Provid
     layout->addRow(tr("&Input price:"), m_priceIn);
     layout->addRow(tr("&Output price:"), m_priceOut);
     layout->addRow(tr("Max output &tokens:"), m_maxOutput);
+    m_request = new ProviderRequestSettings(layout, s, true, this);
     layout->addRow(m_error);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
     layout->addRow(buttons);
@@ -86,14 +92,29 @@ db::ModelRow ModelDialog::model() const
         s.insert(QStringLiteral("max_output_tokens"), m_maxOutput->value());
     else
         s.remove(QStringLiteral("max_output_tokens"));
+    QString ignored; // validationError() reports it
+    s = m_request->apply(s, m_kinds.value(m.providerId), &ignored);
     m.settingsJson = QJsonDocument(s).toJson(QJsonDocument::Compact).toStdString();
     return m;
 }
 
+QString ModelDialog::validationError() const
+{
+    if (m_provider->count() == 0)
+        return tr("Add a provider first.");
+    if (m_name->text().trimmed().isEmpty())
+        return tr("Give the model its provider's id.");
+    QString error;
+    m_request->apply(QJsonDocument::fromJson(QByteArray::fromStdString(m_original.settingsJson)).object(),
+                     m_kinds.value(m_provider->currentData().toLongLong()), &error);
+    return error;
+}
+
 void ModelDialog::accept()
 {
-    if (m_provider->count() == 0 || m_name->text().trimmed().isEmpty()) {
-        m_error->setText(m_provider->count() == 0 ? tr("Add a provider first.") : tr("Give the model its provider's id."));
+    const QString error = validationError();
+    if (!error.isEmpty()) {
+        m_error->setText(error);
         m_error->show();
         return;
     }

@@ -4,6 +4,7 @@
 #include "db/records.h"
 
 #include <QDialog>
+#include <QHash>
 
 #include <vector>
 
@@ -16,6 +17,8 @@ class QSpinBox;
 
 namespace kb::gui {
 
+class ProviderRequestSettings;
+
 class ModelDialog : public QDialog {
     Q_OBJECT
 public:
@@ -26,6 +29,9 @@ public:
     QDoubleSpinBox* priceInBox() const { return m_priceIn; }
     QDoubleSpinBox* priceOutBox() const { return m_priceOut; }
     QSpinBox* maxOutputBox() const { return m_maxOutput; }
+    ProviderRequestSettings* requestSettings() const { return m_request; }
+    // Why the form cannot be saved; empty when it can.
+    QString validationError() const;
 
     void accept() override;
 
@@ -38,6 +44,8 @@ private:
     QDoubleSpinBox* m_priceIn;
     QDoubleSpinBox* m_priceOut;
     QSpinBox* m_maxOutput;
+    ProviderRequestSettings* m_request;
+    QHash<qint64, QString> m_kinds; // provider id -> kind
     QLabel* m_error;
 };
 

@@ -1,5 +1,9 @@
 #include "providerdialog.h"
 
+#include "providerrequestsettings.h"
+#include "providers/keystore.h"
+#include "providers/requestoptions.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -24,7 +28,10 @@ QJsonObject settingsOf(const db::ProviderRow& p)
 
 QString ProviderForm::keyName() const
 {
-    return settingsOf(provider).value(QStringLiteral("key_name")).toString(QString::fromStdString(provider.name));
+    const QString kind = QString::fromStdString(provider.kind);
+    return engine::hostBoundKeyName(
+        settingsOf(provider).value(QStringLiteral("key_name")).toString(QString::fromStdString(provider.name)),
+        engine::normalizedBaseUrl(kind, QUrl(QString::fromStdString(provider.baseUrl))));
 }
 
 ProviderDialog::ProviderDialog(const ProviderForm& form, const QString& keyStoreText, bool hasStoredKey, QWidget* parent)
@@ -38,6 +45,7 @@ ProviderDialog::ProviderDialog(const ProviderForm& form, const QString& keyStore
     , m_concurrent(new QSpinBox(this))
     , m_budget(new QDoubleSpinBox(this))
     , m_timeout(new QSpinBox(this))
+    , m_request(nullptr)
     , m_error(new QLabel(this))
 {
     setWindowTitle(form.provider.id == 0 ? tr("Add provider") : tr("Edit provider"));
@@ -83,6 +91,7 @@ ProviderDialog::ProviderDialog(const ProviderForm& form, const QString& keyStore
     layout->addRow(tr("Requests at &once:"), m_concurrent);
     layout->addRow(tr("Token &budget:"), m_budget);
     layout->addRow(tr("&Timeout:"), m_timeout);
+    m_request = new ProviderRequestSettings(layout, s, false, this);
     layout->addRow(m_error);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
     layout->addRow(buttons);
@@ -119,6 +128,12 @@ ProviderForm ProviderDialog::form() const
     else
         s.remove(QStringLiteral("token_budget"));
     s.insert(QStringLiteral("timeout_ms"), m_timeout->value() * 1000);
+    QString ignored; // validationError() reports it
+    s = m_request->apply(s, m_kind->currentText(), &ignored);
+    if (f.provider.kind == "openai" || f.provider.kind == "anthropic")
+        f.provider.baseUrl = engine::normalizedBaseUrl(m_kind->currentText(), QUrl(m_baseUrl->text().trimmed()))
+                                 .toString()
+                                 .toStdString();
     f.provider.settingsJson = QJsonDocument(s).toJson(QJsonDocument::Compact).toStdString();
     f.apiKey = m_key->text();
     return f;
@@ -134,6 +149,10 @@ QString ProviderDialog::validationError() const
         if (!url.isValid() || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))
             || url.host().isEmpty())
             return tr("The base URL must be an http(s) URL, e.g. https://api.openai.com/v1.");
+        QString error;
+        m_request->apply(settingsOf(m_original.provider), m_kind->currentText(), &error);
+        if (!error.isEmpty())
+            return error;
     }
     return {};
 }

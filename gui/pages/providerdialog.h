@@ -13,11 +13,17 @@ class QSpinBox;
 class QLabel;
 
 namespace kb::gui {
+class ProviderRequestSettings;
+}
+
+namespace kb::gui {
 
 struct ProviderForm {
     db::ProviderRow provider; // settings_json holds key_name and the limits
     QString apiKey;           // entered in the dialog; empty = keep the stored key
-    QString keyName() const;  // settings key_name, else the provider's name
+    // The key store entry: settings key_name (else the provider's name) bound to the base
+    // URL's host, so the key is sent there only (engine::hostBoundKeyName).
+    QString keyName() const;
 };
 
 class ProviderDialog : public QDialog {
@@ -33,6 +39,7 @@ public:
     QLineEdit* baseUrlEdit() const { return m_baseUrl; }
     QLineEdit* keyEdit() const { return m_key; }
     QSpinBox* concurrencyBox() const { return m_concurrent; }
+    ProviderRequestSettings* requestSettings() const { return m_request; }
 
     void accept() override;
 
@@ -48,6 +55,7 @@ private:
     QSpinBox* m_concurrent;
     QDoubleSpinBox* m_budget;
     QSpinBox* m_timeout;
+    ProviderRequestSettings* m_request;
     QLabel* m_error;
 };
 

@@ -4,6 +4,8 @@
 #include "fakeresourcesdir.h"
 
 #include "core/error.h"
+#include "run/faults.h"
+#include "run/infrafaults.h"
 #include "run/runengine.h"
 
 #include "db/evaluationrepository.h"
@@ -159,6 +161,58 @@ private Q_SLOTS:
         QCOMPARE(a.verdict, std::string("harness_error"));
         QCOMPARE(a.status, std::string("failed"));
         QVERIFY2(QString::fromStdString(a.message).contains(messagePart), a.message.c_str());
+    }
+
+    // A harness stopped from outside (SIGTERM, as a shutdown or an operator would) is the
+    // machinery's fault: retried, then infra_error, never the candidate's runtime_error; a
+    // resumed run tries it again, and the attempt ends correct.
+    void harnessStoppedFromOutsideIsAnInfrastructureError()
+    {
+        test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("terminated 2")},
+                                 {QStringLiteral("m/t2"), QStringLiteral("correct 2.0")}});
+        engine::RunEngine e(res.dbPath());
+        e.ensureDemoCatalog();
+        auto s = spec({QStringLiteral("m")});
+        s.tasks = {QStringLiteral("t1"), QStringLiteral("t2")};
+        s.settings.retryLimit = 1;
+        s.settings.retryBaseSeconds = 0.01;
+        const db::Id run = e.createRun(s);
+        QVERIFY(runToEnd(e, run));
+        auto& c = e.database().connection();
+        auto a = byKey(c, run);
+        QCOMPARE(a.at("m/t1").verdict, std::string("infra_error"));
+        QCOMPARE(a.at("m/t1").status, std::string("failed"));
+        QVERIFY2(QString::fromStdString(a.at("m/t1").message).contains(QStringLiteral("SIGTERM")), a.at("m/t1").message.c_str());
+        QCOMPARE(a.at("m/t2").verdict, std::string("correct"));
+        QCOMPARE(engine::operationalCounts(c, run).infrastructure, 1);
+        // Not attempted, so not a failure of the model: the summary counts one sample, not two.
+        QCOMPARE(scalar(c, "SELECT sum(samples) FROM task_summaries WHERE run_id = " + std::to_string(run)), std::int64_t(1));
+
+        QVERIFY(runToEnd(e, run)); // resume: the third try is not stopped
+        a = byKey(c, run);
+        QCOMPARE(a.at("m/t1").verdict, std::string("correct"));
+        QCOMPARE(a.at("m/t1").status, std::string("done"));
+        QCOMPARE(engine::operationalCounts(c, run).total(), 0);
+        QCOMPARE(scalar(c, "SELECT count(*) FROM attempts WHERE run_id = " + std::to_string(run)), std::int64_t(2));
+    }
+
+    // A candidate cannot dodge its build error by printing "No space left on device": the
+    // words count only when the build cache's disk really is full.
+    void diskFullNeedsAFullDisk()
+    {
+        test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("nospace")}});
+        engine::RunEngine e(res.dbPath());
+        e.ensureDemoCatalog();
+        auto s = spec({QStringLiteral("m")});
+        s.tasks = {QStringLiteral("t1")};
+        const db::Id run = e.createRun(s);
+        QVERIFY(runToEnd(e, run));
+        QCOMPARE(byKey(e.database().connection(), run).at("m/t1").verdict, std::string("build_error"));
+        const QString words = QStringLiteral("OSError: [Errno 28] No space left on device");
+        QVERIFY(engine::isDiskFullFailure(words, res.path(), 10 * 1024 * 1024));
+        QVERIFY(!engine::isDiskFullFailure(words, res.path(), qint64(50) * 1024 * 1024 * 1024));
+        QVERIFY(!engine::isDiskFullFailure(QStringLiteral("error: expected ';'"), res.path(), 0));
+        QVERIFY(engine::freeBytesAt(res.path() + QStringLiteral("/not/yet/there")) > 0);
     }
 
     void resumeFinishesOnlyWhatWasLeft()

@@ -58,7 +58,8 @@ public:
         m.priceOutPerMTok = 2.0;
         catalog.upsertModel(m);
         keys = std::make_shared<engine::MemoryKeyStore>();
-        keys->writeKey(QStringLiteral("fake"), kFakeKey);
+        // The key is bound to the provider's host, as `provider add` stores it.
+        keys->writeKey(engine::hostBoundKeyName(QStringLiteral("fake"), server.url()), kFakeKey);
         engine->setKeyStore(keys);
         QObject::connect(engine.get(), &engine::RunEngine::logLine, engine.get(),
                          [this](const QString& line) { log << line; });

@@ -163,35 +163,40 @@ private Q_SLOTS:
         QTest::addColumn<ScriptedResponse>("answer");
         QTest::addColumn<QJsonObject>("providerSettings");
         QTest::addColumn<QString>("message");
+        QTest::addColumn<QString>("verdict");
         QTest::newRow("malformed json")
             << Wire::OpenAi << ScriptedResponse::json(200, "{\"choices\": [ {\"mess")
-            << QJsonObject() << QStringLiteral("provider error");
+            << QJsonObject() << QStringLiteral("JSON") << QStringLiteral("provider_error");
         QString huge = fenced(scriptedCandidate(QStringLiteral("correct 2.0")));
         huge += QString(20000, QLatin1Char('x'));
         QTest::newRow("over-long response")
             << Wire::Anthropic << reply(Wire::Anthropic, huge)
             << QJsonObject{{QStringLiteral("max_response_bytes"), 4096}}
-            << QStringLiteral("provider error");
+            << QStringLiteral("exceeded the limit") << QStringLiteral("provider_error");
         QTest::newRow("cut at max tokens")
             << Wire::OpenAi
             << reply(Wire::OpenAi, QStringLiteral("```python\nimport torch\n"), {},
                      QStringLiteral("length"))
-            << QJsonObject() << QStringLiteral("token limit");
+            << QJsonObject() << QStringLiteral("token limit") << QStringLiteral("no_candidate");
         QTest::newRow("no code") << Wire::Anthropic
                                  << reply(Wire::Anthropic, QStringLiteral("Sure, here is an idea."))
-                                 << QJsonObject() << QStringLiteral("no code block");
+                                 << QJsonObject() << QStringLiteral("no code block")
+                                 << QStringLiteral("no_candidate");
     }
     void brokenAnswersEndWithoutACandidate() {
         QFETCH(Wire, wire);
         QFETCH(ScriptedResponse, answer);
         QFETCH(QJsonObject, providerSettings);
         QFETCH(QString, message);
+        QFETCH(QString, verdict);
         GenerationFixture f(wire, providerSettings);
         f.server.enqueue(answer);
         const db::Id run = f.run(engine::kModeOneShot);
         QVERIFY(f.finished);
         const auto a = f.attempt(run);
-        QCOMPARE(a.verdict, std::string("no_candidate"));
+        // An answer the provider could not deliver is its failure, not the model's.
+        QCOMPARE(a.verdict, verdict.toStdString());
+        QCOMPARE(a.status, std::string(verdict == QLatin1String("provider_error") ? "failed" : "done"));
         QVERIFY2(q(a.message).contains(message), a.message.c_str());
         QCOMPARE(f.server.requests().size(), 1);
         QVERIFY(!f.turns(run).empty());

@@ -166,16 +166,20 @@ private Q_SLOTS:
         qputenv("KBSTUDIO_KEYSTORE", "file");
         QVERIFY(!engine::KeychainKeyStore::createIfAvailable());
         auto store = engine::defaultKeyStore();
-        QVERIFY(store->writeKey(QStringLiteral("p"), QStringLiteral("sk-file-store-123456789")));
+        // Keys are stored bound to the provider's host (providers a and b below share one).
+        QVERIFY(store->writeKey(engine::hostBoundKeyName(QStringLiteral("p"), QUrl(QStringLiteral("https://api.example.com/v1"))),
+                                QStringLiteral("sk-file-store-123456789")));
         QVERIFY(QFile::exists(dir.path() + QStringLiteral("/keys.json")));
         QVERIFY(store->describe().contains(dir.path()));
         // The secrets to redact: keys of the chat providers that have one.
         db::ProviderRow a;
         a.name = "p";
         a.kind = "openai";
+        a.baseUrl = "https://api.example.com/v1";
         db::ProviderRow b;
         b.name = "q";
         b.kind = "anthropic";
+        b.baseUrl = "https://api.example.com";
         b.settingsJson = R"({"key_name":"p"})";
         db::ProviderRow c;
         c.name = "demo";

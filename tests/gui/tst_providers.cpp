@@ -104,7 +104,10 @@ private Q_SLOTS:
         page.addProvider();
         QVERIFY2(page.statusText().contains(QStringLiteral("Added provider 'openai-main'")), qPrintable(page.statusText()));
         QCOMPARE(changed.count(), 1);
-        QCOMPARE(keys.readKey(QStringLiteral("openai-main")).value_or(QString()), QStringLiteral("sk-very-secret"));
+        // Stored bound to the provider's host, and under that name only.
+        QCOMPARE(keys.readKey(QStringLiteral("openai-main@https://api.example.com:443")).value_or(QString()),
+                 QStringLiteral("sk-very-secret"));
+        QVERIFY(!keys.readKey(QStringLiteral("openai-main")));
 
         const auto c = catalogOf(fixture.path());
         QCOMPARE(c->providers.size(), size_t(2));

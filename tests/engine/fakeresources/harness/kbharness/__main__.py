@@ -3,7 +3,8 @@ survives its child process. Each candidate says what the harness should do in a 
     # SCRIPT: <action> [argument]
 Actions: correct <speedup>, incorrect, build_error, rejected, segfault, hang, exit <code>,
 garbage, bad_schema, correct_without_timing, slow <seconds> (correct after a pause),
-lost <n> (the evaluation worker is killed from outside the first n times, then correct).
+lost <n> (the evaluation worker is killed from outside the first n times, then correct),
+terminated <n> (the same with SIGTERM), nospace (a build error that says the disk is full).
 On CUDA requests each evaluation appends "<gpu_index> <start> <end>" to gpu.log.
 """
 import json
@@ -50,6 +51,21 @@ def main():
         action, arg = "correct", "2.0"
     if action == "lost":
         action, arg = "correct", "2.0"
+    if action == "terminated" and phase == "evaluate":
+        counter = attempt_dir.rstrip("/") + ".terminated"  # outlives the attempt folder (resume)
+        seen = int(open(counter).read()) if os.path.exists(counter) else 0
+        if seen < int(arg):
+            open(counter, "w").write(str(seen + 1))
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        action, arg = "correct", "2.0"
+    if action == "terminated":
+        action, arg = "correct", "2.0"
+    if action == "nospace":
+        write(dict(base, verdict="build_error", message="build failed: No space left on device",
+                   build={"status": "failed", "seconds": 1.0, "log": "OSError: [Errno 28] No space left on device",
+                          "errors": []}))
+        return
     if request.get("device") == "cuda" and phase == "evaluate":
         start = time.time()
         time.sleep(0.3)
