@@ -1,0 +1,319 @@
+"""Judge integrity: candidates that attack how they are timed and verified (CPU mode).
+
+One test per attack class of the judge-integrity threat model (the harness README), each
+with its own attacking candidate under candidates/judge/ and the honest control of the
+same kernel, plus attacks on the judge-owned timing design itself (interleave.py,
+evidence.py, procset.py). Every candidate loads the same C++ source
+(candidates/judge/judge_kernels.cpp), so a run builds once; nothing in them trips the
+static rules (at most a "suspicious" finding), so what each test proves is the runtime
+defence.
+
+Tests marked expectedFailure are attacks the harness does not catch yet: each states
+what it does and what a fix must make true; remove the marker once it is caught.
+"""
+
+import os
+import shutil
+import tempfile
+import unittest
+
+import adversarial_lib as lib
+
+SMALL = "tests/adversarial/tasks/small_matmul.py"
+WIDE = "tests/adversarial/candidates/judge/task_matmul_wide.py"
+RAND = "tests/adversarial/candidates/judge/task_matmul_rand.py"
+POLICY = {"allow_torch_ops": True}
+# flags about the measurement's quality, not about the candidate: a shared CI machine
+# under load rarely reaches the interval target in FAST settings
+MEASUREMENT_FLAGS = {"noisy-timing"}
+
+_RESULTS = {}
+
+
+def evaluate(file, task=SMALL, **overrides):
+    """(exit code, result, process) of candidates/judge/<file> on <task>, once per run."""
+    key = (file, task, tuple(sorted(overrides.items())))
+    if key not in _RESULTS:
+        e = {"file": os.path.join("judge", file), "task": task, "request": {"policy": dict(POLICY)}}
+        _RESULTS[key] = lib.evaluate(e, **overrides)
+    return _RESULTS[key]
+
+
+def _bad_findings(doc):
+    return [f for f in doc.get("static_findings") or [] if f["severity"] in ("suspicious", "reject")]
+
+
+class _JudgeBase(unittest.TestCase):
+    maxDiff = None
+
+    def result(self, file, task=SMALL, **overrides):
+        code, doc, proc = evaluate(file, task, **overrides)
+        self.assertIsNotNone(doc, lib.describe(doc, proc))
+        self.assertEqual(code, 0, lib.describe(doc, proc))
+        return doc
+
+    def speedup(self, doc):
+        return (doc.get("speedup") or {}).get("eager")
+
+    def assertHonest(self, file="judge_honest.py", task=SMALL):
+        """The honest control: correct, no flag, no suspicious or reject finding, a
+        plausible speed, and the judge's evidence clean."""
+        doc = self.result(file, task)
+        self.assertEqual(doc["verdict"], "correct", lib.describe(doc))
+        self.assertEqual([f for f in doc["flags"] if f["flag"] not in MEASUREMENT_FLAGS], [], lib.describe(doc))
+        self.assertEqual(_bad_findings(doc), [], lib.describe(doc))
+        s = self.speedup(doc)
+        self.assertIsNotNone(s, lib.describe(doc))
+        self.assertTrue(0.02 < s < 50.0, s)
+        ev = doc["timing"]["evidence"]
+        self.assertEqual(doc["timing"]["inputs"], "fresh-per-call")
+        self.assertLessEqual(ev["unexplained_ms_per_call"],
+                             0.1 * doc["timing"]["candidate"]["median_ms"] + 0.002, ev)
+        return doc
+
+    def assertCaught(self, doc, verdict, rule=None, message=None):
+        self.assertEqual(doc["verdict"], verdict, lib.describe(doc))
+        if rule:
+            self.assertIn(rule, lib.rules(doc, "reject"), lib.describe(doc))
+            self.assertIn(rule, doc["message"])
+        if message:
+            self.assertIn(message, doc["message"], lib.describe(doc))
+        self.assertIsNone(doc["speedup"], lib.describe(doc))
+
+    def assertNotRejectedStatically(self, doc):
+        self.assertFalse([f for f in doc["static_findings"] if f["severity"] == "reject" and f["line"] > 0],
+                         "the attack must pass the static check: %s" % lib.describe(doc))
+
+
+class IssueClassTests(_JudgeBase):
+    """The seven attack classes that used to be accepted as correct (CPU versions)."""
+
+    def test_1_reaching_the_worker_harness(self):
+        self.assertHonest()
+        self.assertHonest("judge_honest_slow.py")
+        # a: every timing sample reported at a fifth of its value (Worker.reply replaced
+        # through sys.modules, reached from native code; the slow kernel, so that the hidden
+        # time is far above the judge's own noise -- see test_forgery_inside_the_judges_noise)
+        doc = self.result("judge_reach_forge.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "rejected", rule="runtime-unmeasured-work")
+        # b: the call handler replaced: nothing run, no output stored, a tiny sample
+        doc = self.result("judge_reach_skip.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "incorrect", message="the output of timed call r0-0 differs from the reference")
+
+    def test_2_recognising_timing_inputs(self):
+        self.assertHonest()
+        doc = self.result("judge_relation_cache.py")
+        self.assertNotRejectedStatically(doc)
+        # no timed input is an exact scaled copy of an earlier one ...
+        self.assertIn("adv-relation exact-hits=0 trusted-from-now", doc["worker_log_tail"])
+        # ... and trusting the relation gives wrong outputs, caught at the first timed call
+        self.assertCaught(doc, "incorrect", message="the output of timed call w0 differs from the reference")
+
+    def test_3_garbage_for_most_timed_calls(self):
+        self.assertHonest()
+        doc = self.result("judge_garbage.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertTrue(doc["correctness"]["passed"])
+        self.assertCaught(doc, "incorrect", message="the output of timed call r0-0 differs from the reference")
+
+    # Class 4 on a loaded machine: the CPU-time test (CPU over wall time of the candidate's
+    # blocks <= threads + 0.35) cannot see parallelism when every task gets a fraction of a
+    # core: measured on a 2-core CI machine at load ~6, cpu/wall was 0.41 (persistent
+    # clone(CLONE_VM) helper), 0.34 (a thread per call) and 0.46 (a process per call), the
+    # honest control's 0.35, all accepted as correct. On an idle machine the ratio would
+    # show them (and they would gain), so these may pass there (an unexpected success).
+    # A fix that does not depend on load: enforce the budget instead of measuring it -- the
+    # worker in a cpuset cgroup it cannot leave, or at each block's end a check that every
+    # task of every member still has the affinity the judge gave it (Cpus_allowed_list in
+    # /proc/<pid>/task/<tid>/status); all three candidates leave it with sched_setaffinity.
+    @unittest.expectedFailure
+    def test_4_hidden_parallelism_clone_vm_helper(self):
+        doc = self.result("judge_clone_persistent.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+
+    @unittest.expectedFailure
+    def test_4_hidden_parallelism_thread(self):
+        doc = self.result("judge_thread_split.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+
+    @unittest.expectedFailure
+    def test_4_hidden_parallelism_process(self):
+        doc = self.result("judge_fork_split.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+
+    def test_5_deferred_work_into_the_output_copy(self):
+        self.assertHonest()
+        doc = self.result("judge_deferred_copy.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "rejected", rule="runtime-unmeasured-work")
+
+    def test_5_deferred_work_in_a_background_thread(self):
+        self.assertHonest()
+        doc = self.result("judge_deferred_thread.py")
+        self.assertNotRejectedStatically(doc)
+        # the first timed call as a rule; a judge descheduled for longer than the product
+        # takes could read a later one first
+        self.assertCaught(doc, "incorrect", message="the output of timed call ")
+
+    def test_6_patching_the_worker_clock(self):
+        # the slow kernel: see test_forgery_inside_the_judges_noise for the fast one
+        self.assertHonest("judge_honest_slow.py")
+        doc = self.result("judge_clock_slow.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "rejected", rule="runtime-unmeasured-work")
+
+    def test_7_precision_honest_control(self):
+        # the same naive kernel in float32 on the all-positive task
+        self.assertHonest(task=RAND)
+
+    def test_4_honest_control(self):
+        self.assertHonest()
+
+    @unittest.expectedFailure
+    def test_7_precision_downgrade(self):
+        """TF32-like inputs (10-bit mantissas) on a float32 task with TF32 off: inside
+        atol = rtol = 1e-4 on this task (worst element 0.29 of the tolerance), and its
+        relative 2-norm error against float64 (7.7e-6) is below the probe's floor (1e-4),
+        so it is neither incorrect nor flagged (measured: correct, no flag).
+        A fix: a probe whose inputs make 10-bit rounding exceed the tolerance (e.g. inputs
+        with a wide spread of magnitudes, or signed inputs: errors then do not average out),
+        or a floor relative to the float32 reference's own error only."""
+        doc = self.result("judge_tf32.py", RAND)
+        self.assertNotRejectedStatically(doc)
+        self.assertIn("precision-downgrade", {f["flag"] for f in doc["flags"]}, lib.describe(doc))
+
+
+class JudgeDesignTests(_JudgeBase):
+    """Attacks on the judge-owned timing design itself."""
+
+    def test_wide_honest_control(self):
+        self.assertHonest(task=WIDE)
+
+    @unittest.expectedFailure
+    def test_sketch_sees_only_the_sum_of_chunks(self):
+        """evidence.Sketcher reuses its 2^20-long secret vectors for every chunk of an
+        output, so the sketch of an output is the sketch of the sum of its chunks: any
+        output with the right chunk sum passes. For a matrix product that sum costs 1/k of
+        the work (k chunks); here 2 chunks, half the work, every timed call 'verified'.
+        Measured: correct, no flag, 5.6x against the honest control's 2.9x on the same task.
+        A fix: a different secret vector for every chunk (or per-chunk secret weights
+        drawn per call), so no rearrangement of the output keeps its sketch."""
+        doc = self.result("judge_fold.py", WIDE)
+        self.assertNotRejectedStatically(doc)
+        self.assertEqual(doc["verdict"], "incorrect", lib.describe(doc))
+
+    @unittest.expectedFailure
+    def test_forged_samples_with_the_right_sum(self):
+        """The judge's clock bounds the sum of a block's samples, but the speedup is taken
+        from their median: samples redistributed within a block (seven calls at 20% of
+        their time, three carrying the rest) keep the sum and cut the median. Measured:
+        correct, no flag, median 1.11 ms against the honest 2.59 ms, 18.2x against 7.0x. The worker's
+        clock is the candidate's to replace (time.perf_counter, from native code); a
+        SIGCONT from the judge marks the start of each block. A fix: time each call with
+        the judge's own clock (its wall time around the call, less its own measured
+        overhead) and never let a sample be below that; or take the speedup from block
+        sums (means) rather than medians of worker samples."""
+        doc = self.result("judge_clock_median.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertEqual(doc["verdict"], "rejected", lib.describe(doc))
+
+    @unittest.expectedFailure
+    def test_helper_that_exits_before_the_block_ends(self):
+        """A fresh clone(CLONE_VM) helper per call does half of the rows on another CPU
+        and exits before the call returns; SIGCHLD is ignored, so the kernel reaps it at
+        once and its CPU time is added to no process: procset reads the CPU time of the
+        members alive at the block's end only. A fix: account from outside in a way that
+        keeps dead children (a cgroup's cpu.stat for the worker, or taskstats), or enforce
+        the thread budget rather than measure it (a cpuset cgroup or an affinity check of
+        every task at each block's end). Measured on the loaded machine: correct, cpu/wall
+        0.25 (the attack gained nothing there; the accounting hole does not depend on it)."""
+        doc = self.result("judge_clone_transient.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+
+    @unittest.expectedFailure
+    def test_precision_downgrade_in_timed_calls_only(self):
+        """Exact in the correctness trials (so the precision probe, which looks at trial 0,
+        sees float32), bf16-like inputs (7-bit mantissas) in every timed call. Those outputs
+        are up to ~2.6x outside the element-wise tolerance, but the sketch test bounds only
+        the error's 2-norm, at Z = 8 times the tolerance's 2-norm (here the error is ~0.08 of
+        that bound), so every timed call passes (measured: correct, no flag). The timed-output test is much looser than
+        the correctness test: on small_matmul a 10-bit mantissa (155x outside the tolerance
+        element-wise) still passes each call with probability ~0.99. A fix: a per-call
+        test as strict as the correctness test (e.g. Z near 1 on many more vectors, or the
+        element-wise comparison on a secret random subset of the output's elements, drawn
+        per call), and the precision probe on timed outputs too."""
+        doc = self.result("judge_timing_bf16.py", RAND)
+        self.assertNotRejectedStatically(doc)
+        self.assertEqual(doc["verdict"], "incorrect", lib.describe(doc))
+
+    @unittest.expectedFailure
+    def test_forgery_inside_the_judges_noise(self):
+        """Samples forged to a quarter of the real time on the fast kernel (~2 ms hidden
+        per call). The judge forgives unexplained time up to three standard errors of the
+        per-block overheads; one block with a 60 ms per call delay outside its samples
+        raises the standard error far more than the mean, so the forgery passes as noise.
+        Measured: correct, 27.5x (honest ~7-8x), the candidate's overhead 34.4 ms per call
+        against the reference's 8.9 ms, unexplained 0. (Without the outlier block, on a
+        loaded machine the same forgery passed at 29.4x in one run and was caught in
+        another.) A fix: time each call with the judge's clock around the call alone (send
+        to reply), not around the judge's own input generation and sketching, bound every
+        sample by it, and test the sum of the hidden time rather than a mean with a
+        standard-error allowance the candidate can widen."""
+        doc = self.result("judge_clock_noise.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertEqual(doc["verdict"], "rejected", lib.describe(doc))
+
+    def test_unsandboxed_honest_control(self):
+        doc = self.result("judge_honest.py", SMALL, sandbox="none")
+        self.assertEqual(doc["sandbox"], "none")
+        self.assertEqual(doc["verdict"], "correct", lib.describe(doc))
+        self.assertEqual(_bad_findings(doc), [], lib.describe(doc))
+
+    @unittest.expectedFailure
+    def test_unsandboxed_helper_escapes_the_stop(self):
+        """Without the sandbox (sandbox "none", or "auto" where bwrap is missing) a helper
+        made with fork, setsid and a second fork is in neither the worker's tree, nor its
+        session, nor its process group, so ProcessSet never finds it: it is not stopped
+        while the reference runs (and not counted), yet the result still says
+        candidate_stopped_during_reference: true. This one finds the reference's worker (the
+        judge's other kbharness.worker child, same user, so it may signal it) and stops it
+        three quarters of the time while the reference runs. Measured: correct at 28.5x,
+        the reference's median 78.5 ms, against the honest control's 8.1x and 23.0 ms; the
+        same candidate in the sandbox finds no reference and gains nothing. A fix: without a PID namespace, put each
+        worker in a cgroup of its own (no descendant can leave it) and stop it with the
+        cgroup freezer; run the reference's worker as a user the candidate cannot signal;
+        or refuse timing without the sandbox."""
+        doc = self.result("judge_escape_reference.py", SMALL, sandbox="none")
+        self.assertNotRejectedStatically(doc)
+        self.assertNotIn("adv-escape: stopping the reference", doc["worker_log_tail"], lib.describe(doc))
+        self.assertNotEqual(doc["verdict"], "correct", lib.describe(doc))
+
+    @unittest.expectedFailure
+    def test_slot_file_truncated_kills_the_judge(self):
+        """The judge's CPU slots are files in the worker's own (writable) folder. After its
+        first timed call the candidate truncates its input slot's file: the judge's next
+        write of fresh inputs into its mapping raises SIGBUS and the judge dies (exit -7) with
+        no result at all, and leaves its temporary folders behind. A candidate about to be
+        found incorrect or slow can end every evaluation this way. A fix: slots the worker
+        cannot resize (memfd sealed with F_SEAL_SHRINK | F_SEAL_GROW, passed as a file
+        descriptor; or files outside the worker's writable folders), and a judge that
+        survives a fault on a worker-shared mapping."""
+        tmp = tempfile.mkdtemp(prefix="kbjudge-")
+        try:
+            e = {"file": os.path.join("judge", "judge_slot_truncate.py"), "task": SMALL,
+                 "request": {"policy": dict(POLICY)}}
+            code, doc, proc = lib.evaluate(e, extra_env={"TMPDIR": tmp})
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        self.assertIsNotNone(doc, "the judge died with exit code %s and no result" % code)
+        self.assertIn(doc["verdict"], ("runtime_error", "incorrect"), lib.describe(doc))
+
+
+if __name__ == "__main__":
+    unittest.main()
