@@ -6,6 +6,7 @@
 #include "db/database.h"
 #include "db/evaluationrepository.h"
 #include "db/runrepository.h"
+#include "report/textformat.h"
 
 #include <QCommandLineParser>
 #include <QStringList>
@@ -19,9 +20,16 @@ QString q(const std::string& s)
     return QString::fromStdString(s);
 }
 
-QString speed(const std::optional<double>& v)
+QString speed(const std::optional<double>& v, std::optional<double> low = {},
+              std::optional<double> high = {})
 {
-    return v ? QStringLiteral("%1x").arg(*v, 0, 'f', 2) : QStringLiteral("-");
+    return v ? report::formatSpeedupInterval(*v, low, high) : QStringLiteral("-");
+}
+
+QString eagerSpeed(const db::AttemptRow& a)
+{
+    return speed(a.speedupEager, a.uncertainty.eagerLow, a.uncertainty.eagerHigh)
+           + (a.uncertainty.noisy() ? QStringLiteral(", noisy") : QString());
 }
 
 // One line per finding: severity, rule id, where, and what it means.
@@ -83,8 +91,15 @@ int attemptsCommand(const QStringList& args)
             text += QStringLiteral("verdict: %1%2\n").arg(q(a.verdict), reviewNote(a));
             if (!a.message.empty())
                 text += QStringLiteral("why: %1\n").arg(q(a.message));
+            const auto& u = a.uncertainty;
             text += QStringLiteral("speedup: %1 vs eager, %2 vs torch.compile\n")
-                        .arg(speed(a.speedupEager), speed(a.speedupCompile));
+                        .arg(speed(a.speedupEager, u.eagerLow, u.eagerHigh),
+                             speed(a.speedupCompile, u.compileLow, u.compileHigh));
+            if (u.noisy() || !u.regime.empty())
+                text += QStringLiteral("timing: %1%2\n")
+                            .arg(u.regime.empty() ? QStringLiteral("regime not reported") : q(u.regime),
+                                 u.noisy() ? QStringLiteral(", noisy (did not reach its precision target)")
+                                           : QString());
             if (d.build)
                 text += QStringLiteral("build: %1 in %2 s\n").arg(q(d.build->status)).arg(d.build->seconds, 0, 'f', 1);
             if (!d.trials.empty()) {
@@ -130,7 +145,7 @@ int attemptsCommand(const QStringList& args)
             ++shown;
             text += QStringLiteral("#%1 %2 %3: %4%5  (eager %6)\n")
                         .arg(a.id)
-                        .arg(q(a.modelName), q(a.taskKey), q(a.verdict), reviewNote(a), speed(a.speedupEager));
+                        .arg(q(a.modelName), q(a.taskKey), q(a.verdict), reviewNote(a), eagerSpeed(a));
             if (!a.message.empty() && a.verdict != "correct")
                 text += QStringLiteral("    why: %1\n").arg(q(a.message));
             const auto d = evaluations.detail(a.id);

@@ -61,7 +61,15 @@ QStringList attemptsCsvColumns()
             QStringLiteral("evaluation_id"),     QStringLiteral("environment_id"),
             QStringLiteral("device_name"),       QStringLiteral("findings"),
             QStringLiteral("started_at"),        QStringLiteral("finished_at"),
-            QStringLiteral("message")};
+            QStringLiteral("message"),
+            // schema 7: how sure the speedups are
+            QStringLiteral("speedup_eager_low"), QStringLiteral("speedup_eager_high"),
+            QStringLiteral("speedup_compile_low"), QStringLiteral("speedup_compile_high"),
+            QStringLiteral("noisy"),             QStringLiteral("timing_regime"),
+            // what generating it cost, and who served it
+            QStringLiteral("cost_usd"),          QStringLiteral("cache_read_tokens"),
+            QStringLiteral("cache_write_tokens"), QStringLiteral("latency_ms"),
+            QStringLiteral("provider"),          QStringLiteral("base_url_host")};
 }
 
 QByteArray attemptsCsv(const ReportData& data)
@@ -102,6 +110,13 @@ QByteArray attemptsCsv(const ReportData& data)
             << (env ? text(env->deviceName.empty() ? env->device : env->deviceName) : QString())
             << findingRules(rec.findings) << text(a.startedAt.value_or(std::string()))
             << text(a.finishedAt.value_or(std::string())) << text(a.message);
+        const auto& u = a.uncertainty;
+        row << formatOptional(u.eagerLow) << formatOptional(u.eagerHigh)
+            << formatOptional(u.compileLow) << formatOptional(u.compileHigh) << boolean(u.noisy())
+            << text(u.regime);
+        row << formatOptional(rec.usage.costUsd) << integer(rec.usage.cacheReadTokens)
+            << integer(rec.usage.cacheWriteTokens) << formatNumber(rec.usage.latencyMs)
+            << text(rec.usage.provider) << text(rec.usage.baseUrlHost);
         appendRow(out, row);
     }
     return out.toUtf8();

@@ -6,6 +6,7 @@
 #include "jsonexport.h"
 #include "kernelbenchexport.h"
 #include "leaderboardformat.h"
+#include "usagesection.h"
 
 #include "core/error.h"
 
@@ -68,7 +69,8 @@ QByteArray renderExport(ExportFormat format, const ReportData& data, const HtmlO
         return htmlReport(data, html).toUtf8();
     case ExportFormat::Markdown:
         return (formatLeaderboardMarkdown(data.leaderboard)
-                + (data.paired ? QStringLiteral("\n") + pairedMarkdown(*data.paired) : QString()))
+                + (data.paired ? QStringLiteral("\n") + pairedMarkdown(*data.paired) : QString())
+                + QStringLiteral("\n") + usageMarkdown(data))
             .toUtf8();
     case ExportFormat::Csv:
         return attemptsCsv(data);

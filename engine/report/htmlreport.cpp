@@ -1,5 +1,7 @@
 #include "htmlreport.h"
 
+#include "usagesection.h"
+
 #include "markdownxhtml.h"
 #include "headtoheadsvg.h"
 #include "pairedsection.h"
@@ -35,7 +37,24 @@ QString pct(double v)
 
 QString speedup(const std::optional<double>& v)
 {
-    return v ? QString::number(*v, 'f', 2) + QLatin1Char('x') : kNa;
+    return v ? formatSpeedupValue(*v) : kNa;
+}
+
+QString speedupCi(const std::optional<double>& v, const std::optional<metrics::Interval>& ci)
+{
+    if (!v)
+        return kNa;
+    return ci ? formatSpeedupInterval(*v, ci->low, ci->high) : formatSpeedupValue(*v);
+}
+
+// A task's best speedup with the interval of the sample that measured it.
+QString taskSpeedup(const metrics::TaskResult& t, metrics::Baseline baseline)
+{
+    const auto v = t.speedup(baseline);
+    if (!v)
+        return kNa;
+    const auto b = t.bounds(baseline);
+    return b ? formatSpeedupInterval(*v, b->low, b->high) : formatSpeedupValue(*v);
 }
 
 QString levelName(int level)
@@ -75,19 +94,26 @@ QString leaderboardSection(const ReportData& data)
         return s + QStringLiteral("<p>No attempts match the selection.</p>\n</section>\n");
     QStringList head{QStringLiteral("Model"), QStringLiteral("Tasks"), QStringLiteral("Correct"),
                      QStringLiteral("Pass rate"), QStringLiteral("95% CI")};
+    for (int k : b.passAtKs)
+        head << QStringLiteral("pass@%1").arg(k);
     for (double p : b.pValues)
         head << QStringLiteral("fast_%1 eager").arg(p);
     for (double p : b.pValues)
         head << QStringLiteral("fast_%1 compile").arg(p);
-    head << QStringLiteral("Geomean eager") << QStringLiteral("Geomean compile")
+    head << QStringLiteral("Geomean eager [95% CI]") << QStringLiteral("Geomean compile [95% CI]")
          << QStringLiteral("Geomean fallback") << QStringLiteral("Median eager")
-         << QStringLiteral("Suspicious") << QStringLiteral("Rejected");
+         << QStringLiteral("Noisy") << QStringLiteral("Suspicious") << QStringLiteral("Rejected")
+         << QStringLiteral("Cost");
 
     auto cellRow = [&](const metrics::LeaderboardCell& c) {
         QStringList r{esc(c.model), QString::number(c.tasks), QString::number(c.correct),
                       pct(c.passRate),
                       c.passRateCi ? pct(c.passRateCi->low) + QStringLiteral(" - ") + pct(c.passRateCi->high)
                                    : kNa};
+        for (int k : b.passAtKs) {
+            const auto* v = c.passAtKAt(k);
+            r << (v && v->value ? pct(*v->value) : kNa);
+        }
         for (double p : b.pValues) {
             const auto* f = c.fastPAt(p);
             r << (f ? pct(f->vsEager) : kNa);
@@ -96,8 +122,11 @@ QString leaderboardSection(const ReportData& data)
             const auto* f = c.fastPAt(p);
             r << (f && f->vsCompile ? pct(*f->vsCompile) : kNa);
         }
-        r << speedup(c.geomeanEager) << speedup(c.geomeanCompile) << speedup(c.geomeanFallbackEager)
-          << speedup(c.medianEager) << QString::number(c.suspicious) << QString::number(c.rejected);
+        r << speedupCi(c.geomeanEager, c.geomeanEagerCi)
+          << speedupCi(c.geomeanCompile, c.geomeanCompileCi) << speedup(c.geomeanFallbackEager)
+          << speedup(c.medianEager) << QString::number(c.noisy) << QString::number(c.suspicious)
+          << QString::number(c.rejected)
+          << QStringLiteral("$") + QString::number(c.costUsd, 'f', c.costUsd < 1.0 ? 4 : 2);
         return r;
     };
 
@@ -169,7 +198,9 @@ QString tasksSection(const ReportData& data)
 {
     QString s = QStringLiteral("<section id=\"tasks\">\n<h2>Per-task results</h2>\n"
                                "<p class=\"note\">One row per model and task (best of k). Attempt "
-                               "ids lead to the stored attempt; * marks the best sample.</p>\n");
+                               "ids lead to the stored attempt; * marks the best sample. Speedups "
+                               "show the 95% interval of the sample that measured them where "
+                               "one was measured.</p>\n");
     s += tableOpen()
          + row({QStringLiteral("Level"), QStringLiteral("Task"), QStringLiteral("Name"),
                 QStringLiteral("Model"), QStringLiteral("Result"), QStringLiteral("Speedup eager"),
@@ -212,7 +243,8 @@ QString tasksSection(const ReportData& data)
         const auto name = names.find({t->level, t->taskId});
         s += row({QString::number(t->level), esc(t->taskId),
                   name != names.end() ? esc(name->second) : QString(), esc(t->model),
-                  xmlEscape(result), speedup(t->speedupEager), speedup(t->speedupCompile),
+                  xmlEscape(result) + (t->noisy > 0 ? QStringLiteral(" (noisy timing)") : QString()),
+                  taskSpeedup(*t, metrics::Baseline::Eager), taskSpeedup(*t, metrics::Baseline::Compile),
                   QStringLiteral("%1 / %2").arg(t->correctSamples).arg(t->samples),
                   ids.join(QLatin1Char(' '))});
     }
@@ -340,6 +372,7 @@ QString htmlReport(const ReportData& data, const HtmlOptions& options)
     if (!options.generatedAt.isEmpty())
         html += QStringLiteral("<p class=\"note\">Generated %1.</p>\n").arg(xmlEscape(options.generatedAt));
     html += leaderboardSection(data);
+    html += usageXhtmlSection(data);
     if (data.paired) {
         QString scatter;
         for (const auto& plot : reportPlots(data)) {

@@ -33,6 +33,11 @@ QString pText(double p)
     return p < 0.001 ? QStringLiteral("< 0.001") : QString::number(p, 'f', 3);
 }
 
+QString taskSpeedup(double value, const std::optional<metrics::SpeedupBounds>& b)
+{
+    return b ? formatSpeedupInterval(value, b->low, b->high) : formatSpeedupValue(value);
+}
+
 QString comparisonText(metrics::TaskComparison c)
 {
     switch (c) {
@@ -50,9 +55,17 @@ QString definition()
 {
     return QStringLiteral(
         "Per shared task, ratio = best speedup vs eager of A / of B (a failed task counts as 1.0x); "
-        "a win or loss when the ratio is outside the 2% tie band. Geomean ratio = exp(mean log "
+        "a win or loss when the ratio is outside the 2% tie band and the two speedups' 95% "
+        "intervals do not overlap (a tie by noise otherwise). Geomean ratio = exp(mean log "
         "ratio), 95% CI by percentile bootstrap over tasks (fixed seed). Sign test: exact two-sided, "
-        "ties dropped.");
+        "ties dropped. A model is called better only with at least 6 shared tasks (below that a "
+        "two-sided sign test cannot reach p < 0.05), a CI that excludes 1 and a sign test below "
+        "0.05 in the same direction; otherwise tied or not enough evidence.");
+}
+
+QString taskComparisonText(const metrics::PairedTask& t)
+{
+    return t.tiedByNoise ? QStringLiteral("tie (intervals overlap)") : comparisonText(t.comparison);
 }
 
 } // namespace
@@ -108,7 +121,7 @@ QString pairedMarkdown(const metrics::PairedComparison& c)
              .arg(c.ties)
              .arg(c.losses)
              .arg(ratioText(c.geomeanRatio), ciText(c), pText(c.signTestP),
-                  name(metrics::verdictText(c.verdict)));
+                  name(metrics::verdictText(c.verdict, c.minSharedTasks)));
     if (c.onlyA > 0 || c.onlyB > 0)
         s += QStringLiteral("\nNot compared (attempted by one model only): A %1, B %2 tasks.\n").arg(c.onlyA).arg(c.onlyB);
     const auto top = largestDifferences(c);
@@ -116,10 +129,10 @@ QString pairedMarkdown(const metrics::PairedComparison& c)
         s += QStringLiteral("\nTasks where they differ most:\n\n| Level | Task | A speedup | B speedup | A/B | Better |\n"
                             "| ----: | :--- | --------: | --------: | --: | :----- |\n");
         for (const auto& t : top) {
-            s += QStringLiteral("| %1 | %2 | %3x | %4x | %5x | %6 |\n")
+            s += QStringLiteral("| %1 | %2 | %3 | %4 | %5 | %6 |\n")
                      .arg(t.level)
-                     .arg(name(t.taskId), QString::number(t.speedupA, 'f', 2), QString::number(t.speedupB, 'f', 2),
-                          QString::number(t.ratio, 'f', 2), comparisonText(t.comparison));
+                     .arg(name(t.taskId), taskSpeedup(t.speedupA, t.boundsA), taskSpeedup(t.speedupB, t.boundsB),
+                          formatSpeedupValue(t.ratio), taskComparisonText(t));
         }
     }
     return s + QLatin1Char('\n') + definition() + QLatin1Char('\n');
@@ -146,7 +159,7 @@ QString pairedXhtmlSection(const metrics::PairedComparison& c)
     s += QStringLiteral("<tr>") + cell(QString::number(c.sharedTasks())) + cell(QString::number(c.wins))
          + cell(QString::number(c.ties)) + cell(QString::number(c.losses)) + cell(ratioText(c.geomeanRatio))
          + cell(ciText(c)) + cell(xmlEscape(pText(c.signTestP)))
-         + cell(xmlEscape(name(metrics::verdictText(c.verdict))), true) + QStringLiteral("</tr>\n</table>\n");
+         + cell(xmlEscape(name(metrics::verdictText(c.verdict, c.minSharedTasks))), true) + QStringLiteral("</tr>\n</table>\n");
     if (c.onlyA > 0 || c.onlyB > 0) {
         s += QStringLiteral("<p class=\"note\">Not compared (attempted by one model only): A %1, B %2 tasks.</p>\n")
                  .arg(c.onlyA)
@@ -159,9 +172,9 @@ QString pairedXhtmlSection(const metrics::PairedComparison& c)
                      QStringLiteral("B speedup"), QStringLiteral("A/B"), QStringLiteral("Better")});
         for (const auto& t : top) {
             s += QStringLiteral("<tr>") + cell(QString::number(t.level)) + cell(xmlEscape(name(t.taskId)), true)
-                 + cell(QString::number(t.speedupA, 'f', 2) + QLatin1Char('x'))
-                 + cell(QString::number(t.speedupB, 'f', 2) + QLatin1Char('x'))
-                 + cell(QString::number(t.ratio, 'f', 2) + QLatin1Char('x')) + cell(comparisonText(t.comparison), true)
+                 + cell(xmlEscape(taskSpeedup(t.speedupA, t.boundsA)))
+                 + cell(xmlEscape(taskSpeedup(t.speedupB, t.boundsB)))
+                 + cell(formatSpeedupValue(t.ratio)) + cell(xmlEscape(taskComparisonText(t)), true)
                  + QStringLiteral("</tr>\n");
         }
         s += QStringLiteral("</table>\n");

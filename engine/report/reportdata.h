@@ -63,8 +63,25 @@ struct EvaluationSummary {
     std::optional<SeriesSummary> compile;
 };
 
+// What generating one attempt cost, summed over its conversation turns, and who served it.
+struct AttemptUsage {
+    std::optional<double> costUsd; // nullopt when no turn was priced
+    long long cacheReadTokens = 0;
+    long long cacheWriteTokens = 0;
+    double latencyMs = 0; // summed request latency
+    int calls = 0;        // turns that made a provider request (latency > 0 or tokens)
+    std::string provider; // provider name
+    std::string providerKind;
+    std::string baseUrlHost; // host[:port] of the provider's base URL; empty for offline ones
+    // copied from the attempt, for per-model sums
+    std::string model;
+    long long inputTokens = 0;
+    long long outputTokens = 0;
+};
+
 struct AttemptRecord {
     db::AttemptRow attempt;
+    AttemptUsage usage;
     std::optional<EvaluationSummary> evaluation;
     std::vector<db::FindingRow> findings;
     metrics::AttemptOutcome outcome; // what the metrics see (review applied)
@@ -89,6 +106,8 @@ struct ReportData {
     std::vector<metrics::AttemptOutcome> outcomes;
     std::map<int, int> tasksPerLevel; // task count per selected level, over all models
     metrics::Leaderboard leaderboard;
+    // Usage of every attempt behind the metrics (not only the verdict-filtered rows), by id.
+    std::map<db::Id, AttemptUsage> usageByAttempt;
     // The paired comparison of the two compared models (see comparedModels), over `outcomes`.
     std::optional<metrics::PairedComparison> paired;
     // Attempts per (model, level, task key), over the same attempts as the metrics, by sample.

@@ -50,7 +50,8 @@ struct ReportFixture {
     {
         auto& conn = database.connection();
         db::CatalogRepository catalog(conn);
-        const db::Id provider = catalog.upsertProvider({0, "demo", "demo", "", "{}"});
+        const db::Id provider =
+            catalog.upsertProvider({0, "demo", "demo", "http://localhost:8000/v1", "{}"});
         std::vector<db::Id> models;
         for (const char* name : {"model-a", "model-b"}) {
             db::ModelRow m;
@@ -93,7 +94,10 @@ struct ReportFixture {
 
         db::EvaluationRepository evals(conn);
         // model-a
-        evals.store(correct(at("model-a", "L1_1"), {1.0, 1.1, 0.9}, {2.0, 2.1, 1.9}, {1.5, 1.6, 1.4}));
+        // Measured with intervals (schema 7): tight for model-a, noisy for model-b on L1_1.
+        auto tight = correct(at("model-a", "L1_1"), {1.0, 1.1, 0.9}, {2.0, 2.1, 1.9}, {1.5, 1.6, 1.4});
+        tight.uncertainty = {1.9, 2.1, 1.4, 1.6, false, false, "device-bound"};
+        evals.store(tight);
         evals.store(correct(secondSample, {0.8, 0.8, 0.9}, {2.0, 2.0, 2.1}, {1.5, 1.5, 1.6}));
         evals.store(incorrect(at("model-a", "L1_2")));
         auto suspicious = correct(at("model-a", "L2_1"), {0.1, 0.1, 0.1}, {2.0, 2.0, 2.0}, {});
@@ -103,7 +107,12 @@ struct ReportFixture {
         evals.store(suspicious);
         evals.store(buildError(at("model-a", "L2_2")));
         // model-b
-        evals.store(correct(at("model-b", "L1_1"), {2.5, 2.5, 2.6}, {2.0, 2.0, 2.1}, {1.5, 1.6, 1.5}));
+        auto noisy = correct(at("model-b", "L1_1"), {2.5, 2.5, 2.6}, {2.0, 2.0, 2.1}, {1.5, 1.6, 1.5});
+        noisy.uncertainty = {0.6, 1.05, 0.5, 0.7, true, false, "launch-bound"};
+        noisy.findings = {{"noisy-timing", "info", "",
+                           "the speedup vs eager did not reach the precision target of ±3% within "
+                           "the time cap"}};
+        evals.store(noisy);
         auto accepted = correct(at("model-b", "L1_2"), {0.4, 0.4, 0.5}, {0.5, 0.5, 0.5}, {0.45, 0.5, 0.5});
         accepted.suspicious = true;
         accepted.findings = {{"timing-variance", "suspicious", "", "timing varies, checked by hand"}};
@@ -118,7 +127,16 @@ struct ReportFixture {
         turn.inputTokens = 1200;
         turn.outputTokens = 800;
         turn.stopReason = "end_turn";
+        turn.latencyMs = 850;
+        turn.cacheReadTokens = 300;
+        turn.cacheWriteTokens = 50;
+        turn.costUsd = 0.0123;
         runs.addTurn(turn);
+        runs.updateAttemptCost(turn.attemptId);
+        turn.latencyMs = 0;
+        turn.cacheReadTokens = 0;
+        turn.cacheWriteTokens = 0;
+        turn.costUsd.reset();
         turn.attemptId = at("model-b", "L2_2");
         turn.inputTokens = 900;
         turn.outputTokens = 15;

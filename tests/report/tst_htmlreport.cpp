@@ -117,6 +117,15 @@ private Q_SLOTS:
         QVERIFY(!p.text.contains(QStringLiteral("987654321"))); // the run's secret seed
         QVERIFY(p.text.contains(QStringLiteral("Geomean with fallback")));
         QVERIFY(p.text.contains(QStringLiteral("Wilson score interval")));
+        // Uncertainty and cost (issues of speedup intervals, pass@k and usage).
+        QVERIFY(p.text.contains(QStringLiteral("pass@1")));
+        QVERIFY(p.text.contains(QStringLiteral("Geomean eager [95% CI]")));
+        QVERIFY(p.text.contains(QStringLiteral("2.50x"))); // model-a L1_1: best sample, no interval
+        QVERIFY(p.text.contains(QStringLiteral("0.800x [0.600, 1.05]"))); // model-b L1_1, noisy
+        QVERIFY(p.text.contains(QStringLiteral("noisy timing")));
+        QVERIFY(p.sectionIds.contains(QStringLiteral("usage")));
+        QVERIFY(p.text.contains(QStringLiteral("localhost:8000")));
+        QVERIFY(p.text.contains(QStringLiteral("$0.0123")));
     }
 
     void perTaskRowsCarryAttemptIds()
