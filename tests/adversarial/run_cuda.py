@@ -34,6 +34,7 @@ def main(argv=None):
     ap.add_argument("--build-dir", default=os.environ.get("KBHARNESS_TEST_BUILD_DIR") or os.path.join(
         tempfile.gettempdir(), "kbharness-adversarial-cuda-cache"))
     ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--save-dir", default=None, help="write each result document here")
     ap.add_argument("--transport", default=None, choices=("auto", "bytes", "cuda_ipc"),
                     help="tensor_transport of every request whose entry does not set one")
     args = ap.parse_args(argv)
@@ -46,7 +47,8 @@ def main(argv=None):
     rows = []
     failures = 0
     for e in entries:
-        req = {"schema": "kbstudio.eval-request/1", "task_path": os.path.join(REPO, e["task"]),
+        task = e["task"] if os.path.isabs(e["task"]) else os.path.join(REPO, e["task"])
+        req = {"schema": "kbstudio.eval-request/1", "task_path": task,
                "candidate_path": os.path.join(cand_dir, e["file"]), "device": "cuda",
                "gpu_index": args.gpu_index, "build_dir": args.build_dir, "seed": 424242,
                "correctness_trials": 5, "timing_trials": 50, "warmup": 3, "max_timing_seconds": 5}
@@ -61,6 +63,10 @@ def main(argv=None):
         except (subprocess.TimeoutExpired, ValueError) as ex:
             proc, doc = None, None
             err = str(ex)
+        if doc is not None and args.save_dir:
+            os.makedirs(args.save_dir, exist_ok=True)
+            with open(os.path.join(args.save_dir, e["file"] + ".json"), "w") as f:
+                json.dump(doc, f, indent=1)
         if doc is None or "verdict" not in doc:
             got, rules, ok = "error", set(), False
             msg = (proc.stderr.strip().splitlines() or ["?"])[-1] if proc is not None else err
@@ -74,6 +80,15 @@ def main(argv=None):
                 ok = ok and e["expect_rule"] in rules
             if e.get("expect_message"):
                 ok = ok and e["expect_message"] in doc.get("message", "")
+            if e.get("expect_no_flags"):
+                # an honest control: no flag and no suspicious or rejecting finding at all
+                bad = [f["rule"] for f in doc.get("static_findings") or []
+                       if f.get("severity") in ("suspicious", "reject")]
+                bad += [f.get("flag") for f in doc.get("flags") or []]
+                rules = set(bad)
+                ok = ok and not bad
+            if e.get("expect_max_speedup") is not None:
+                ok = ok and ((doc.get("speedup") or {}).get("eager") or 0) <= e["expect_max_speedup"]
             msg = doc.get("message", "")
             speed = (doc.get("speedup") or {}).get("eager")
             if speed:

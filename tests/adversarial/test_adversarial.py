@@ -213,7 +213,7 @@ class RuntimeKernelTests(_RuntimeBase):
         e, doc = self.run_entry("adv_hash_cache.py", timing_trials=10)
         self.assertExpected(e, doc)
         self.assertNotIn("adv-cache-hit", doc["worker_log_tail"])
-        self.assertEqual(doc["timing"]["inputs"], "scaled-per-call")
+        self.assertEqual(doc["timing"]["inputs"], "fresh-per-call")
 
     def test_native_thread(self):
         e, doc = self.run_entry("adv_native_thread.py")
@@ -222,9 +222,7 @@ class RuntimeKernelTests(_RuntimeBase):
     def test_timer_patch_hidden(self):
         e, doc = self.run_entry("adv_timer_patch_hidden.py")
         self.assertExpected(e, doc)
-        cand = doc["timing"]["candidate"]
-        self.assertGreater(cand["median_ms"], 0.0)
-        self.assertTrue(all(s > 0 for s in cand["samples_ms"]), cand)
+        self.assertIn("judge's clock", doc["message"])
 
     def test_write_outside_workspace(self):
         target = "/tmp/kbharness-adversarial-escape"
@@ -302,18 +300,6 @@ class PlausibilityTests(unittest.TestCase):
         ev2._roofline(sets, outs, {"median_ms": 10.0 * roof["floor_ms"]})
         self.assertEqual(ev2.result["static_findings"], [])
 
-    def test_wall_clock_mismatch_is_suspicious(self):
-        ev = self._evaluation()
-        eager = {"samples_ms": [1.0] * 10, "wall_ms": 12.0}
-        ev._check_wall_clock([0.01] * 10, 500.0, eager)  # work outside the timed windows
-        self.assertIn("runtime-wall-clock-mismatch", {f["rule"] for f in ev.result["static_findings"]})
-        ev = self._evaluation()
-        ev._check_wall_clock([5.0] * 10, 20.0, eager)  # samples larger than the wall clock
-        self.assertIn("runtime-timing-exceeds-wall-clock", {f["rule"] for f in ev.result["static_findings"]})
-        ev = self._evaluation()
-        ev._check_wall_clock([1.0] * 10, 12.5, eager)
-        self.assertEqual(ev.result["static_findings"], [])
-
     def test_strict_comparison(self):
         import torch
         from kbharness import compare
@@ -329,19 +315,21 @@ class PlausibilityTests(unittest.TestCase):
         self.assertFalse(compare.compare(const, torch.full_like(const, float(const.mean())), 1e-4, 1e-4,
                                          strict=True)["passed"])
 
-    def test_per_call_inputs_are_distinct(self):
+    def test_per_call_inputs_are_fresh(self):
+        """Timed calls get inputs of their own from get_inputs under a secret per-call seed:
+        no two calls' inputs are related (no scaled copies a kernel could recognise)."""
         import torch
-        from kbharness import timing
+        from kbharness import seeds
 
-        base = [torch.randn(64), torch.arange(4), 3]
-        seen = set()
-        for call in range(1024):
-            x = timing.call_inputs(base, call)
-            self.assertTrue(torch.equal(x[1], base[1]))
-            self.assertEqual(x[2], 3)
-            self.assertTrue(bool((x[0].abs() <= base[0].abs()).all()))
-            seen.add(x[0].numpy().tobytes())
-        self.assertEqual(len(seen), 1024)
+        firsts = []
+        for call in range(64):
+            torch.manual_seed(seeds.derive(987654321, "timed-call-r0-%d" % call))
+            x = torch.randn(256)
+            firsts.append(x)
+        for i in range(1, len(firsts)):
+            ratio = firsts[i] / firsts[0]
+            self.assertGreater(float(ratio.std()), 0.1)  # not a multiple of the first
+
 
 
 if __name__ == "__main__":

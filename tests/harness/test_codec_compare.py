@@ -164,28 +164,5 @@ class SeedTests(unittest.TestCase):
         self.assertTrue(all(0 <= d < 2 ** 63 for d in derived))
 
 
-class WallClockCrossCheckTests(unittest.TestCase):
-    def flags(self, samples, wall_ms, eager):
-        ev = evaluate.Evaluation({})
-        ev._check_wall_clock(samples, wall_ms, eager)
-        return [f["flag"] for f in ev.result["flags"]]
-
-    def test_consistent(self):
-        eager = timing.stats([1.0] * 10, 12.5)
-        self.assertEqual(self.flags([2.0] * 10, 23.0, eager), [])
-
-    def test_samples_larger_than_wall_clock(self):
-        self.assertIn("timing-exceeds-wall-clock", self.flags([5.0] * 10, 20.0, None))
-
-    def test_work_outside_the_window(self):
-        eager = timing.stats([1.0] * 10, 12.5)
-        self.assertIn("wall-clock-exceeds-timing", self.flags([0.01] * 10, 500.0, eager))
-
-    def test_loop_overhead_is_not_flagged(self):
-        # tiny kernels whose loop is dominated by per-call clones/flushes
-        eager = timing.stats([0.02] * 50, 60.0)
-        self.assertEqual(self.flags([0.01] * 50, 58.0, eager), [])
-
-
 if __name__ == "__main__":
     unittest.main()

@@ -160,6 +160,12 @@ class IntegrityRuleTests(unittest.TestCase):
         self.assertIn("no-custom-kernel", rules(found, "suspicious"))
         self.assertIsNone(static_check.verdict_for(found))
 
+    def test_no_kernel_is_only_information_where_torch_ops_are_allowed(self):
+        found = static_check.analyze("import torch.nn as nn\nclass ModelNew(nn.Module):\n"
+                                     "    def forward(self, x):\n        return x\n", {"allow_torch_ops": True})
+        self.assertIn("no-custom-kernel", rules(found, "info"))
+        self.assertNotIn("no-custom-kernel", rules(found, "suspicious"))
+
 
 class CppScanTests(unittest.TestCase):
     def cpp(self, code, policy=None):

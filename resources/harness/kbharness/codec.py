@@ -369,11 +369,11 @@ def tensor_devices(desc):
 # --------------------------------------------------------------------------
 # slots: tensors the judge owns and a worker maps, for the timed calls
 
-def share_slot(t, directory=None, name=None):
+def share_slot(t):
     """Description of a judge-owned slot tensor for a worker to map (no copy). CUDA: an IPC
     handle of the slot's own storage (the slot must own all of it: made by torch.empty).
     CPU: the slot is a shared file mapping made by :func:`cpu_slot`."""
-    if t.is_cuda:
+    if not isinstance(t, FileSlot) and t.is_cuda:
         (dev, handle, size_bytes, offset_bytes, ref_handle, ref_offset, event_handle,
          event_sync) = t.untyped_storage()._share_cuda_()
 
@@ -384,29 +384,67 @@ def share_slot(t, directory=None, name=None):
                 "handle": b64(handle), "size_bytes": int(size_bytes), "offset_bytes": int(offset_bytes),
                 "ref_handle": b64(ref_handle), "ref_offset": int(ref_offset), "event_handle": b64(event_handle),
                 "event_sync": bool(event_sync)}
-    path = getattr(t, "_kb_slot_path", None)
-    if path is None:
+    if not isinstance(t, FileSlot):
         raise ValueError("a CPU slot must be made by cpu_slot()")
-    return {"kind": "file", "dtype": dtype_name(t.dtype), "shape": list(t.shape), "path": path}
+    return {"kind": "file", "dtype": dtype_name(t.dtype), "shape": list(t.shape), "path": t.path}
+
+
+class SlotError(Exception):
+    """A shared slot file no longer holds what the judge needs (the worker resized it)."""
+
+
+class FileSlot:
+    """A CPU slot as the judge sees it: a file in a folder the worker can reach, which the
+    worker maps and the judge reads and writes with pread/pwrite only. The judge never maps
+    it, so a worker that truncates the file can at most fail its own call (a mapping of a
+    truncated file would kill the reader with SIGBUS)."""
+
+    def __init__(self, directory, name, shape, dtype):
+        torch = _torch()
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = dtype
+        self.numel = 1
+        for s in self.shape:
+            self.numel *= s
+        self.nbytes = self.numel * torch.empty((), dtype=dtype).element_size()
+        self.path = os.path.join(directory, name)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        os.ftruncate(self.fd, max(1, self.nbytes))
+
+    def write(self, t):
+        torch = _torch()
+        data = t.detach().to("cpu").contiguous()
+        if data.dtype == torch.bfloat16:
+            data = data.view(torch.int16)
+        raw = data.numpy().tobytes()
+        if os.pwrite(self.fd, raw, 0) != len(raw):
+            raise SlotError("short write to a slot")
+
+    def read(self):
+        torch = _torch()
+        raw = os.pread(self.fd, self.nbytes, 0) if self.nbytes else b""
+        if len(raw) != self.nbytes:
+            raise SlotError("the slot file %s was cut to %d of %d bytes" % (os.path.basename(self.path), len(raw),
+                                                                            self.nbytes))
+        if not self.nbytes:
+            return torch.empty(self.shape, dtype=self.dtype)
+        buf = bytearray(raw)
+        if self.dtype == torch.bfloat16:
+            t = torch.frombuffer(buf, dtype=torch.int16).view(torch.bfloat16)
+        else:
+            t = torch.frombuffer(buf, dtype=self.dtype)
+        return t.reshape(self.shape)
+
+    def close(self):
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
 
 
 def cpu_slot(directory, name, shape, dtype):
-    """A CPU tensor backed by a shared file in ``directory`` (both processes map it)."""
-    torch = _torch()
-    numel = 1
-    for s in shape:
-        numel *= int(s)
-    itemsize = torch.empty((), dtype=dtype).element_size()
-    path = os.path.join(directory, name)
-    with open(path, "wb") as f:
-        f.truncate(max(1, numel * itemsize))
-    t = torch.from_file(path, shared=True, size=max(1, numel), dtype=dtype)[:numel].view(*shape) \
-        if numel else torch.empty(shape, dtype=dtype)
-    try:
-        t._kb_slot_path = path
-    except AttributeError:
-        pass
-    return t
+    """A CPU slot backed by a file in ``directory`` (see FileSlot)."""
+    return FileSlot(directory, name, shape, dtype)
 
 
 def map_slot(desc):

@@ -17,7 +17,8 @@ import sys
 import tempfile
 import time
 
-from . import RESULT_SCHEMA, buildcache, codec, compare, envinfo, nvml, seeds, static_check, taskload, timing, validate_task
+from . import (RESULT_SCHEMA, buildcache, codec, compare, envinfo, nvml, precision, seeds, static_check, taskload,
+               timing, validate_task)
 from .request import RequestError
 
 # Resolved: a harness reached through a symbolic link under /tmp would vanish behind the
@@ -676,6 +677,21 @@ class Evaluation:
             torch.cuda.synchronize()
         return out
 
+    def _short_mantissa_run(self, worker, inputs, stage):
+        """(candidate output, float64 reference output) on ``inputs`` (the precision probe's
+        second run); (None, None) where either cannot be had."""
+        try:
+            exact = precision.exact_output(self.ref_model, inputs)
+            desc, data = codec.encode(inputs, ipc=self.ipc)
+            reply, payload = worker.call({"cmd": "run", "inputs": desc, "release_memory": self.large}, data,
+                                         self.req["trial_timeout_seconds"], stage + " (precision probe)")
+            codec.release_shared()
+            if not reply.get("ok"):
+                return None, None
+            return codec.decode(reply.get("output"), payload, allow_ipc=self.ipc), exact
+        except (codec.DecodeError, TypeError, AttributeError, ValueError):
+            return None, None
+
     def _check_threads(self, worker, reply, stage):
         """A Python thread the candidate started and left running is rejected (work outside
         the timed window). Native threads and processes are not counted here: torch starts
@@ -760,6 +776,7 @@ class Evaluation:
                                       "strict_spread_fraction": STRICT_SPREAD_FRACTION}
         expected_device = "cuda" if self.device.startswith("cuda") else "cpu"
         first_failure = None
+        exact = probe_inputs = None
         for i in range(req["correctness_trials"]):
             tseed = seeds.trial_seed(req["seed"], i)
             expected = got = None  # the previous trial's tensors go before the next ones are made
@@ -768,6 +785,9 @@ class Evaluation:
                 if i == 0:
                     self.large = _tensor_bytes(inputs) > LARGE_TASK_BYTES
                 expected = self._reference(inputs)
+                if i == 0 and precision.applies(req, inputs, expected):
+                    exact = precision.exact_output(self.ref_model, inputs)
+                    probe_inputs = precision.short_mantissa(inputs) if exact is not None else None
                 desc, data = codec.encode(inputs, ipc=self.ipc)
             except Exception as e:
                 raise TaskFailure("reference failed on trial %d: %s: %s" % (i, type(e).__name__, e))
@@ -819,6 +839,16 @@ class Evaluation:
                                                "mismatch_fraction", "message")})
             if self._check_threads(worker, reply, stage):
                 return self.result["verdict"]
+            if i == 0 and exact is not None and cmp["passed"]:
+                got16, exact16 = self._short_mantissa_run(worker, probe_inputs, stage)
+                probe = precision.probe(exact, expected, got, exact16, got16)
+                exact = probe_inputs = got16 = exact16 = None
+                self.result["correctness"]["precision_probe"] = probe
+                if probe and probe["downgraded"]:
+                    msg = ("arithmetic below float32 (TF32, fp16 or bf16) on a float32 task with TF32 off: against "
+                           "a float64 evaluation %s" % probe["why"])
+                    self.flag("precision-downgrade", msg)
+                    self.runtime_finding("runtime-precision-downgrade", static_check.SUSPICIOUS, msg)
             if not cmp["passed"] and first_failure is None:
                 first_failure = "trial %d: %s" % (i, cmp["message"] or "outputs differ")
         if first_failure is not None:
@@ -829,9 +859,9 @@ class Evaluation:
 
         # 5. timing (judge-owned, interleaved with the reference: interleave.py) ----
         self._begin_stage("candidate_timing")
-        reference_output = expected
+        box = [expected]  # handed over, so that the timing stage can drop it
         expected = got = None
-        return self._timing(worker, reference_output, strict, len(trials), build_dir)
+        return self._timing(worker, box, strict, len(trials), build_dir)
 
     def _spawn_reference(self, workdir):
         """A worker that will load the task's own Model (and, when asked, its torch.compile):
@@ -868,17 +898,26 @@ class Evaluation:
             raise TaskFailure("the reference worker could not load the task: %s" % reply.get("error", "?"))
         return worker, mode
 
-    def _timing(self, worker, reference_output, strict, ntrials, build_dir):
+    def _timing(self, worker, box, strict, ntrials, build_dir):
         from . import interleave, procset
 
+        reference_output = box.pop()
         req = self.req
         cuda = self.device.startswith("cuda")
-        self._release_memory()
         template = self._inputs(seeds.timing_seed(req["seed"], 0))
+        if self.large:
+            # the slots need shapes and dtypes only: a 6 GB input or output is not kept twice
+            template = [torch_empty_like(x) for x in template]
+            reference_output = _map_tensors(reference_output, torch_empty_like)
+            try:
+                worker.call({"cmd": "unbind"}, b"", 120.0, "timing set-up")  # the worker gives cached memory back
+            except WorkerFailure as e:
+                return self.finish("timeout" if e.kind == "timeout" else "runtime_error", e.message)
+        self._release_memory()
         ref_worker, ref_dir = self.ref_worker, self.ref_dir
         gpu_index = torch_device_index(self.device)
         gpu_before = nvml.sample(gpu_index) if gpu_index is not None else None
-        if True:
+        if ref_worker is not None:
             try:
                 ref_worker, mode = self._reference_worker(ref_worker, ref_dir)
             except WorkerFailure as e:
@@ -899,18 +938,22 @@ class Evaluation:
                 timer.bind(eager, template, ref_dir)
                 if compiled is not None:
                     timer.share(compiled, eager)
-                timer.run()
+                try:
+                    timer.run()
+                finally:
+                    timer.close()
             except interleave.TimingAborted as e:
-                cand_procs.cont()
+                cand_procs.cont(), ref_procs.cont()
                 if e.rule:
                     self.runtime_finding(e.rule, static_check.REJECT, e.message)
                 return self.finish(e.verdict, e.message)
             except WorkerFailure as e:
-                cand_procs.cont()
+                cand_procs.cont(), ref_procs.cont()
                 return self.finish("timeout" if e.kind == "timeout" else "runtime_error", e.message)
             except RuntimeError as e:
+                ref_procs.cont()
                 raise TaskFailure(str(e))
-            cand_procs.cont()
+            cand_procs.cont(), ref_procs.cont()
             if gpu_index is not None:
                 self.result["gpu_state"] = {"gpu_index": gpu_index, "before": gpu_before,
                                             "after": nvml.sample(gpu_index)}
@@ -921,11 +964,15 @@ class Evaluation:
 
         req = self.req
         cuda = self.device.startswith("cuda")
-        unexplained, overhead_diff = timer.unexplained_ms()
+        unexplained, overhead_diff, gap_allowance = timer.unexplained_ms()
+        forged, trip_diff, trip_allowance = timer.forged_ms()
         eff = [x for r in timer.effective_rounds(cand) for x in r]
         cstats = timing.stats(eff, cand.wall)
         cstats["worker_samples_ms"] = [round(x, 6) for x in cand.samples]
-        estats = timing.stats(eager.samples, eager.wall)
+        cstats["round_trips_ms"] = [round(x, 6) for r in cand.trips for x in r]
+        estats = timing.stats([x for r in timer.effective_rounds(eager) for x in r], eager.wall)
+        estats["worker_samples_ms"] = [round(x, 6) for x in eager.samples]
+        estats["round_trips_ms"] = [round(x, 6) for r in eager.trips for x in r]
         comp = None
         if compiled is not None:
             comp = ({"unavailable": compiled.unavailable} if compiled.unavailable else
@@ -966,22 +1013,32 @@ class Evaluation:
             "evidence": {"calls_verified": len(cand.samples) + timer.rounds + max(1, req["warmup"]),
                          "judge_overhead_ms_per_call": {"candidate": _mean(cand.block_overheads),
                                                         "reference": _mean(eager.block_overheads)},
-                         "unexplained_ms_per_call": round(unexplained, 6),
-                         "overhead_difference_ms_per_call": round(overhead_diff, 6),
+                         "after_return_ms_per_call": {"beyond_allowance": round(unexplained, 6),
+                                                      "difference": round(overhead_diff, 6),
+                                                      "allowance": round(gap_allowance, 6)},
+                         "outside_samples_ms_per_call": {"beyond_allowance": round(forged, 6),
+                                                         "difference": round(trip_diff, 6),
+                                                         "allowance": round(trip_allowance, 6)},
+                         "added_to_each_sample_ms": round(unexplained + forged, 6),
                          "cpu_per_wall": {"candidate": _round(timer.cpu_ratio(cand)),
                                           "reference": _round(timer.cpu_ratio(eager))},
                          "threads": {"candidate": cand.procs.thread_count(), "reference": eager.procs.thread_count()},
-                         "candidate_stopped_during_reference": True},
+                         "candidate_stopped_during_reference": bool(cand.procs.ns_init),
+                         "judge_ms": {"candidate": {k: round(v, 3) for k, v in cand.diag.items()},
+                                      "reference": {k: round(v, 3) for k, v in eager.diag.items()}}},
         }
         self.result["timing"]["roofline"] = self._roofline([template], [reference_output], cstats)
         # the judge's clock: time the candidate's samples leave out
         worker_median = interleave.median(cand.samples) or 0.0
-        if unexplained > max(interleave.UNEXPLAINED_FLOOR_MS, interleave.UNEXPLAINED_REJECT_FRACTION * worker_median):
+        counted = cstats.get("median_ms") or 0.0
+        if counted - worker_median > max(interleave.UNEXPLAINED_FLOOR_MS,
+                                         interleave.UNEXPLAINED_REJECT_FRACTION * worker_median):
             return self.reject_at_runtime(
                 "runtime-unmeasured-work",
-                "the judge's clock saw %.4f ms per call more than the candidate's samples account for (its samples' "
-                "median is %.4f ms; the reference's blocks show the harness's own work): work ran outside the "
-                "measured window or the samples were forged" % (unexplained, worker_median))
+                "the judge's clock puts the candidate's median at %.4f ms, its own samples at %.4f ms (%.4f ms per "
+                "call beyond the samples while the calls ran, %.4f ms after they returned, beyond what the "
+                "reference's calls show): work ran outside the measured window or the samples were forged" %
+                (counted, worker_median, forged, unexplained))
         if not cuda:
             ratio = timer.cpu_ratio(cand)
             allowed = self.num_threads + interleave.CPU_SLACK
@@ -991,8 +1048,11 @@ class Evaluation:
                     "the candidate's processes used %.2f s of CPU per second of its timed calls, %d thread(s) were "
                     "allowed: work ran in parallel outside the thread budget" % (ratio, self.num_threads))
         if eager_cmp and eager_cmp["noisy"]:
-            self.flag("noisy-timing", "the speedup's 95%% interval is +-%.1f%% after %d rounds (target +-%.0f%%)" % (
-                100 * (eager_cmp["rel_halfwidth"] or 0), timer.rounds, 100 * interleave.NOISY_REL_HALFWIDTH))
+            # a statement about the measurement, not a suspicion about the candidate: information
+            self.runtime_finding("noisy-timing", static_check.INFO,
+                                 "the speedup's 95%% interval is +-%.1f%% after %d rounds (noisy above +-%.0f%%)" % (
+                                     100 * (eager_cmp["rel_halfwidth"] or 0), timer.rounds,
+                                     100 * interleave.NOISY_REL_HALFWIDTH))
         speed = {"eager": eager_cmp["speedup"] if eager_cmp else None,
                  "compile": compile_cmp["speedup"] if compile_cmp else None}
         self.result["speedup"] = speed
@@ -1037,6 +1097,23 @@ class Evaluation:
             self.flag("below-roofline", msg)
             self.runtime_finding("runtime-below-roofline", static_check.SUSPICIOUS, msg)
         return out
+
+def torch_empty_like(x):
+    """A tensor of x's shape and dtype on x's device (its values do not matter), or x itself."""
+    import torch
+
+    return torch.empty_like(x) if isinstance(x, torch.Tensor) else x
+
+
+def _map_tensors(value, fn):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return fn(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_map_tensors(v, fn) for v in value)
+    return value
+
 
 def _mean(xs):
     return round(sum(xs) / len(xs), 6) if xs else None

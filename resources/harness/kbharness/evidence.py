@@ -22,6 +22,10 @@ import math
 # secret, so their period is of no use to a candidate).
 VECTOR_LENGTH = 1 << 20
 VECTORS = 2
+MAX_CHUNKS = 1 << 16
+# output elements checked one by one (against atol + rtol * |ref|, as in the correctness
+# trials) in every timed call, at secret positions drawn afresh for every call
+SAMPLE_ELEMENTS = 2048
 # standard deviations a correct output's projection may differ by (two-sided tail 1.2e-15)
 Z = 8.0
 # float64 sums of up to ~1e10 products carry a relative error far below this
@@ -39,8 +43,12 @@ class Sketcher:
         self.device = device
         # (length, k): a prefix of rows is contiguous
         self.vectors = torch.randn((length, vectors), generator=gen, dtype=torch.float64, device=device)
+        # a secret weight per chunk: the vectors repeat from chunk to chunk, the weights do not,
+        # so moving values between chunks (say, one chunk's sum standing for all) is seen
+        self.chunk_weights = torch.randn((MAX_CHUNKS, vectors), generator=gen, dtype=torch.float64).tolist()
         self.k = vectors
         self.length = length
+        self.seed = int(seed)
 
     def _leaves(self, value):
         import torch
@@ -65,45 +73,85 @@ class Sketcher:
             b = min(a + self.length, n)
             yield flat[a:b].to(self.device).to(torch.float64), b - a
 
-    def sketch(self, value, bound=False, atol=0.0, rtol=0.0, strict_atol_fraction=None):
-        """{"dots": [...], "nonfinite": n, "bound": b (with ``bound``)} of a tensor or a
-        (nested) list of them. Non-finite entries count, and enter the products as 0;
-        ``bound`` is Z times the 2-norm of the element-wise tolerance around this output."""
+    def sketch(self, value, key, bound=False, atol=0.0, rtol=0.0, strict_atol_fraction=None):
+        """{"dots", "nonfinite", "sample", "bound" (with ``bound``), "atol"} of a tensor or a
+        (nested) list of them, for the timed call ``key`` (which picks the sampled positions:
+        the same for the candidate and the reference). Non-finite entries count, and enter the
+        products as 0; ``bound`` is Z times the 2-norm of the element-wise tolerance around this
+        output, each chunk weighted as in the products."""
         import torch
 
         dots = torch.zeros(self.k, dtype=torch.float64, device=self.device)
-        tolsq = torch.zeros((), dtype=torch.float64, device=self.device)
-        nonfinite = 0
-        for leaf in self._leaves(value):
+        tolsq = torch.zeros(self.k, dtype=torch.float64, device=self.device)
+        nonfinite = torch.zeros((), dtype=torch.float64, device=self.device)
+        samples = []
+        chunk = 0
+        eff_atols = []
+        for li, leaf in enumerate(self._leaves(value)):
             eff_atol = atol
-            if bound and strict_atol_fraction is not None and leaf.is_floating_point() and leaf.numel():
+            if strict_atol_fraction is not None and leaf.is_floating_point() and leaf.numel():
                 finite = leaf[torch.isfinite(leaf)]
                 mag = float(finite.abs().max()) if finite.numel() else 0.0
                 eff_atol = min(atol, strict_atol_fraction * mag)
+            eff_atols.append(eff_atol)
+            samples.append(self._sample(leaf, key, li))
             for x, n in self._chunks(leaf):
-                prod = x @ self.vectors[:n]
-                if not bool(torch.isfinite(prod).all()):
-                    # rare: count the non-finite entries and take them as 0
-                    fin = torch.isfinite(x)
-                    nonfinite += int((~fin).sum())
-                    x = torch.where(fin, x, torch.zeros((), dtype=x.dtype, device=x.device))
-                    prod = x @ self.vectors[:n]
-                dots += prod
+                w = torch.tensor(self.chunk_weights[chunk % MAX_CHUNKS], dtype=torch.float64, device=self.device)
+                chunk += 1
+                fin = torch.isfinite(x)
+                nonfinite += (~fin).sum()
+                x = torch.where(fin, x, torch.zeros((), dtype=x.dtype, device=x.device))
+                dots += w * (x @ self.vectors[:n])
                 if bound:
                     tol = x.abs().mul_(rtol).add_(eff_atol)
-                    tolsq += tol.dot(tol)
-        out = {"dots": [float(d) for d in dots], "nonfinite": nonfinite}
+                    tolsq += (w * w) * tol.dot(tol)
+        packed = torch.cat([dots, tolsq, nonfinite.reshape(1)]).tolist()
+        k = self.k
+        out = {"dots": packed[:k], "nonfinite": int(packed[-1]), "sample": samples, "atol": eff_atols,
+               "rtol": rtol}
         if bound:
-            out["bound"] = Z * math.sqrt(float(tolsq))
+            out["bound"] = Z * math.sqrt(max(packed[k:2 * k]))
         return out
+
+    def _sample(self, leaf, key, index):
+        """The values (float64, on the host) at SAMPLE_ELEMENTS secret positions of ``leaf``,
+        drawn for this call."""
+        import hashlib
+
+        import torch
+
+        n = leaf.numel()
+        if n == 0:
+            return []
+        digest = hashlib.sha256(("%d:%s:%d" % (self.seed, key, index)).encode()).digest()
+        gen = torch.Generator()
+        gen.manual_seed(int.from_bytes(digest[:8], "big") & ((1 << 63) - 1))
+        pos = torch.randint(0, n, (min(SAMPLE_ELEMENTS, n),), generator=gen).to(leaf.device)
+        flat = leaf.detach().reshape(-1)
+        if flat.is_complex():
+            flat = torch.view_as_real(flat).reshape(-1)[: n]
+        return flat.index_select(0, pos).to(torch.float64).cpu().tolist()
 
 
 def agrees(candidate, reference):
-    """(ok, message): does the candidate's sketch agree with the reference's within the
-    reference's bound?"""
+    """(ok, message): does the candidate's sketch agree with the reference's: every sampled
+    element within atol + rtol * |ref| (NaN where the reference has NaN), and every projection
+    within the reference's bound?"""
     if candidate["nonfinite"] != reference["nonfinite"]:
         return False, "%d non-finite value(s) where the reference has %d" % (candidate["nonfinite"],
                                                                              reference["nonfinite"])
+    rtol = reference["rtol"]
+    for li, (cs, rs, atol) in enumerate(zip(candidate["sample"], reference["sample"], reference["atol"])):
+        if len(cs) != len(rs):
+            return False, "output %d has another size" % li
+        for c, r in zip(cs, rs):
+            if math.isnan(r) or math.isinf(r):
+                if not (c == r or (math.isnan(c) and math.isnan(r))):
+                    return False, "output %d: expected %r, got %r at a checked element" % (li, r, c)
+                continue
+            if not math.isfinite(c) or abs(c - r) > atol + rtol * abs(r):
+                return False, ("output %d: an element checked is %.6g, the reference's %.6g (allowed %.3g)" %
+                               (li, c, r, atol + rtol * abs(r)))
     b = reference["bound"]
     for i, (c, r) in enumerate(zip(candidate["dots"], reference["dots"])):
         if not (math.isfinite(c) and math.isfinite(r)):

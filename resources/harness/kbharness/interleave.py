@@ -39,7 +39,7 @@ import time
 from . import codec, evidence, seeds
 
 BLOCK_CALLS = 10          # counted calls per block
-TARGET_REL_HALFWIDTH = 0.01   # stop when the speedup's 95% interval is this tight
+TARGET_REL_HALFWIDTH = 0.015  # stop when the speedup's 95% interval is this tight
 NOISY_REL_HALFWIDTH = 0.03    # wider than this at the stop: noisy
 MIN_ROUNDS = 3
 MAX_ROUNDS = 400
@@ -111,12 +111,16 @@ class Side:
         self.samples = []        # counted samples (ms), in order
         self.host = []           # host-side time of the forward (ms) of counted calls
         self.rounds = []         # per round: list of counted samples
-        self.block_overheads = []  # per block: (judge's block time - sum of samples) / calls (ms)
+        self.trips = []          # per round: the judge's send-to-reply time of each counted call (ms)
+        self.block_overheads = []  # per block: (judge's block time - sum of round trips) / calls (ms)
         self.block_walls = []
         self.cpu = 0.0
         self.wall = 0.0
         self.sketches = {}       # call key -> sketch
         self.unavailable = None
+        # where the judge's time went (ms, summed over counted calls and blocks)
+        self.diag = {"prepare_ms": 0.0, "round_trip_ms": 0.0, "sketch_ms": 0.0, "calls_ms": 0.0, "stop_ms": 0.0,
+                     "quiet_ms": 0.0, "calls": 0}
 
 
 class InterleavedTiming:
@@ -131,7 +135,9 @@ class InterleavedTiming:
         self.strict = strict
         self.strict_atol_fraction = strict_atol_fraction
         self.torch = torch
-        self.sketcher = evidence.Sketcher(self.device, seeds.derive(self.req["seed"], "sketch"))
+        # longer secret vectors on a GPU: fewer chunks (launches) per output
+        self.sketcher = evidence.Sketcher(self.device, seeds.derive(self.req["seed"], "sketch"),
+                                          length=(1 << 23) if self.cuda else evidence.VECTOR_LENGTH)
         self.out_template = [t for t in _leaves(reference_output)]
         self.flush = None
         if self.cuda:
@@ -180,6 +186,11 @@ class InterleavedTiming:
         for i, (slot, v) in enumerate(zip(in_slots, fresh)):
             if slot is None:
                 scalars[str(i)] = v
+            elif isinstance(slot, codec.FileSlot):
+                try:
+                    slot.write(v)
+                except (codec.SlotError, OSError) as e:
+                    raise TimingAborted("runtime_error", "the candidate's input slot is unusable: %s" % e)
             else:
                 slot.copy_(v)
         del fresh
@@ -189,8 +200,10 @@ class InterleavedTiming:
         return scalars
 
     def _call(self, side, key, timeout):
+        t0 = time.perf_counter()
         scalars = self._prepare(side, key)
         header = {"cmd": "call", "scalars": scalars, "variant": side.variant}
+        t1 = time.perf_counter()
         try:
             reply, _ = side.worker.call(header, b"", timeout, "timed call")
         except Exception as e:  # WorkerFailure
@@ -201,13 +214,41 @@ class InterleavedTiming:
         ms, host = reply.get("ms"), reply.get("host_ms")
         if not _number(ms) or not _number(host):
             raise TimingAborted("runtime_error", "the worker returned a malformed timing sample")
+        t2 = time.perf_counter()
         _, outs = self.slots[side.name]
         if side.variant != "compile":
             # read at once: an output written after the call returned is not this call's output
-            side.sketches[key] = self.sketcher.sketch(outs, bound=True, atol=self.req["atol"], rtol=self.req["rtol"],
+            side.sketches[key] = self.sketcher.sketch(self._read_outputs(outs), key, bound=True,
+                                                      atol=self.req["atol"], rtol=self.req["rtol"],
                                                       strict_atol_fraction=self.strict_atol_fraction
                                                       if self.strict else None)
+        self.last_round_trip = (t2 - t1) * 1000.0
+        d = side.diag
+        d["prepare_ms"] += (t1 - t0) * 1000.0
+        d["round_trip_ms"] += (t2 - t1) * 1000.0
+        d["sketch_ms"] += (time.perf_counter() - t2) * 1000.0
+        d["calls"] += 1
         return float(ms), float(host)
+
+    def _read_outputs(self, outs):
+        """The output slots' contents: CUDA slots as they are (read on the device), file
+        slots read with pread (a cut file is the candidate's failure, never the judge's)."""
+        values = []
+        for slot in outs:
+            if isinstance(slot, codec.FileSlot):
+                try:
+                    values.append(slot.read())
+                except (codec.SlotError, OSError) as e:
+                    raise TimingAborted("incorrect", "the output of a timed call could not be read: %s" % e)
+            else:
+                values.append(slot)
+        return values
+
+    def close(self):
+        for in_slots, outs in self.slots.values():
+            for slot in list(in_slots) + list(outs):
+                if isinstance(slot, codec.FileSlot):
+                    slot.close()
 
     def _quiet(self, timeout):
         """Wait until the GPU runs nothing but the judge's probe (CUDA), as fast as when idle."""
@@ -229,34 +270,38 @@ class InterleavedTiming:
 
     def block(self, side, keys, warm_keys, timeout):
         """Warm-up calls (verified, not counted), then counted calls; the judge's clock runs
-        from the first counted call's preparation to the idle GPU after the last."""
-        other_stopped = [s for s in self.sides if not s.trusted and s is not side]
-        for s in other_stopped:
-            s.procs.stop()
-        if other_stopped:
-            self._quiet(timeout)
-        if not side.trusted:
-            side.procs.cont()
+        from the first counted call's preparation to the idle GPU after the last. Every
+        side's worker is stopped after its block and let go again before its next one, the
+        trusted ones too: the judge does exactly the same work around every block."""
+        side.procs.cont()
         for k in warm_keys:
             self._call(side, k, timeout)
-        cpu0 = side.procs.cpu_seconds() if side.procs is not None else 0.0
+        cpu0 = side.procs.cpu_seconds()
         t0 = time.perf_counter()
-        samples, hosts = [], []
+        samples, hosts, trips = [], [], []
         for k in keys:
             ms, host = self._call(side, k, timeout)
             samples.append(ms)
             hosts.append(host)
-        if not side.trusted:
-            side.procs.stop()
+            trips.append(self.last_round_trip)
+        t1 = time.perf_counter()
+        side.procs.stop()
+        t2 = time.perf_counter()
         self._quiet(timeout)
-        wall = (time.perf_counter() - t0) * 1000.0
+        t3 = time.perf_counter()
+        wall = (t3 - t0) * 1000.0
+        side.diag["calls_ms"] += (t1 - t0) * 1000.0
+        side.diag["stop_ms"] += (t2 - t1) * 1000.0
+        side.diag["quiet_ms"] += (t3 - t2) * 1000.0
         side.cpu += (side.procs.cpu_seconds() - cpu0) if side.procs is not None else 0.0
         side.wall += wall
         side.samples.extend(samples)
         side.host.extend(hosts)
         side.rounds.append(samples)
+        side.trips.append(trips)
         side.block_walls.append(wall)
-        side.block_overheads.append((wall - sum(samples)) / len(samples))
+        # the judge's own time per call in this block: everything but the calls' round trips
+        side.block_overheads.append((wall - sum(trips)) / len(trips))
 
     # -- the whole measurement -------------------------------------------------
     def run(self):
@@ -264,17 +309,61 @@ class InterleavedTiming:
         cand = self.sides[0]
         refs = self.sides[1:]
         timeout = float(req["timing_timeout_seconds"] or max(60.0, 4.0 * req["max_timing_seconds"]))
-        cap = req["max_timing_seconds"] * len(self.sides)
+        cap = req["max_timing_seconds"]
         min_rounds = max(MIN_ROUNDS, int(math.ceil(req["timing_trials"] / float(BLOCK_CALLS))))
         started = time.perf_counter()
+        self._pin()
+        try:
+            return self._run(req, cand, refs, timeout, cap, min_rounds, started)
+        finally:
+            self._unpin()
+
+    def _pin(self):
+        """The workers' main threads (which launch the work) on one and the same CPU, the
+        judge's on another: where a thread runs changes launch-bound timings, so both sides
+        run where the other did. Only the main threads: a build or the candidate's own
+        threads keep every CPU."""
+        import os
+
+        self._judge_cpus = None
+        if not self.cuda:
+            return  # a CPU worker's timing is its thread's: leave the scheduler free to place it
+        try:
+            cpus = sorted(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            return
+        if len(cpus) < 2:
+            return
+        self._judge_cpus = set(cpus)
+        try:
+            os.sched_setaffinity(0, {cpus[0]})
+        except OSError:
+            self._judge_cpus = None
+        for side in self.sides:
+            pid = side.worker.worker_pid()
+            if pid:
+                try:
+                    os.sched_setaffinity(pid, {cpus[-1]})
+                except OSError:
+                    pass
+
+    def _unpin(self):
+        import os
+
+        if self._judge_cpus:
+            try:
+                os.sched_setaffinity(0, self._judge_cpus)
+            except OSError:
+                pass
+
+    def _run(self, req, cand, refs, timeout, cap, min_rounds, started):
         # warm-up of each side (the compile side compiles here; if that fails it is left out)
+        for s in self.sides:
+            s.procs.stop()
         for side in self.sides:
             keys = ["w%d" % i for i in range(max(1, req["warmup"]))]
-            if side.trusted:
-                cand.procs.stop()
-                self._quiet(timeout)
-            else:
-                cand.procs.cont()
+            self._quiet(timeout)
+            side.procs.cont()
             try:
                 for k in keys:
                     self._call(side, k, timeout)
@@ -285,6 +374,7 @@ class InterleavedTiming:
                 if side.trusted:
                     raise RuntimeError("the reference failed during timing: %s" % e.message)
                 raise
+            side.procs.stop()
         self._verify(cand, refs[0], ["w%d" % i for i in range(max(1, req["warmup"]))])
         active = [s for s in self.sides if s.unavailable is None]
         rounds = 0
@@ -299,7 +389,10 @@ class InterleavedTiming:
             if rounds >= min_rounds:
                 est = self.speedup(refs[0])
                 enough_cpu = self.cuda or cand.wall >= 300.0
-                if est and est[3] is not None and est[3] <= TARGET_REL_HALFWIDTH and enough_cpu:
+                # sample until the interval is tight and the judge's clock can vouch for the
+                # samples to within the same relative margin
+                tight_clock = self.integrity_bound_ms() <= TARGET_REL_HALFWIDTH * 4 * (median(cand.samples) or 0)
+                if est and est[3] is not None and est[3] <= TARGET_REL_HALFWIDTH and enough_cpu and tight_clock:
                     self.stopped_by = "interval"
                     break
                 if time.perf_counter() - started > cap and enough_cpu:
@@ -315,29 +408,55 @@ class InterleavedTiming:
                                                  "inputs: %s" % (k, why))
 
     # -- results ----------------------------------------------------------------
-    def unexplained_ms(self):
-        """Time per call the judge's clock saw in the candidate's blocks beyond its samples
-        and beyond what the reference's blocks show for the same harness work (their mean
-        plus three standard errors of the difference); 0 when within that."""
+    @staticmethod
+    def _median_shift(a, b):
+        """(median(a) - median(b), three standard errors of that difference from the median
+        absolute deviations): robust, so a few outliers neither hide a shift nor invent one."""
+        ma, mb = median(a), median(b)
+        mad_a = median([abs(x - ma) for x in a]) * 1.4826
+        mad_b = median([abs(x - mb) for x in b]) * 1.4826
+        se = 1.2533 * math.sqrt(mad_a ** 2 / len(a) + mad_b ** 2 / len(b))
+        return ma - mb, 3.0 * se
+
+    def forged_ms(self):
+        """Time per call the judge's clock saw during the candidate's calls (send to reply)
+        beyond its samples, compared with the same for the reference's calls (the harness's
+        own per-call work, identical on both sides): (shift beyond the allowance, raw shift,
+        allowance). A forged, scaled or reshaped sample shows here call by call."""
         cand, ref = self.sides[0], self.sides[1]
-        a, b = cand.block_overheads, ref.block_overheads
+        a = [t - x for r, tr in zip(cand.rounds, cand.trips) for x, t in zip(r, tr)]
+        b = [t - x for r, tr in zip(ref.rounds, ref.trips) for x, t in zip(r, tr)]
         if not a or not b:
-            return 0.0, 0.0
-        ma, mb = sum(a) / len(a), sum(b) / len(b)
-        va = sum((x - ma) ** 2 for x in a) / max(1, len(a) - 1)
-        vb = sum((x - mb) ** 2 for x in b) / max(1, len(b) - 1)
-        se = math.sqrt(va / len(a) + vb / len(b))
-        return max(0.0, ma - mb - 3.0 * se - UNEXPLAINED_FLOOR_MS / 2), ma - mb
+            return 0.0, 0.0, 0.0
+        shift, allowance = self._median_shift(a, b)
+        return max(0.0, shift - allowance - UNEXPLAINED_FLOOR_MS), shift, allowance
+
+    def unexplained_ms(self):
+        """Judge-side time per call (its block time minus the calls' round trips: preparing
+        inputs, reading outputs, stopping, waiting for an idle GPU) beyond the reference's:
+        where work deferred past a call's return lands. Returns (shift beyond the allowance,
+        raw shift, allowance), medians over blocks."""
+        a, b = self.sides[0].block_overheads, self.sides[1].block_overheads
+        if not a or not b:
+            return 0.0, 0.0, 0.0
+        shift, allowance = self._median_shift(a, b)
+        return max(0.0, shift - allowance - UNEXPLAINED_FLOOR_MS), shift, allowance
+
+    def integrity_bound_ms(self):
+        """The most a forgery could still hide per call: the two allowances."""
+        return self.forged_ms()[2] + self.unexplained_ms()[2]
 
     def effective_rounds(self, side):
+        """A side's samples as they count: the reference's as measured; the candidate's plus
+        the time per call the judge's clock saw beyond them (forged samples, deferred work)."""
         if side is not self.sides[0]:
             return side.rounds
-        u, _ = self.unexplained_ms()
+        u = self.forged_ms()[0] + self.unexplained_ms()[0]
         return [[x + u for x in r] for r in side.rounds]
 
     def speedup(self, ref):
         cand_rounds = self.effective_rounds(self.sides[0])
-        pairs = [(median(r), median(c)) for r, c in zip(ref.rounds, cand_rounds) if r and c]
+        pairs = [(median(r), median(c)) for r, c in zip(self.effective_rounds(ref), cand_rounds) if r and c]
         ratios = [r / c for r, c in pairs if c and c > 0]
         return log_ratio_interval(ratios)
 

@@ -81,6 +81,19 @@ class ProcessSet:
         if sandboxed and (self.namespace is None or self.namespace == _pid_ns(os.getpid())):
             # no namespace of its own after all: fall back to the tree
             self.namespace = None
+        # The namespace's init (bwrap's inner process): in a PID namespace every orphan is
+        # adopted by it, so its descendants are all the namespace's processes, found
+        # without scanning the whole host's /proc.
+        self.ns_init = None
+        if self.namespace is not None:
+            pid = root
+            while True:
+                fields = _stat_fields(pid)
+                parent = int(fields[1]) if fields else 0
+                if parent <= 1 or _pid_ns(parent) != self.namespace:
+                    break
+                pid = parent
+            self.ns_init = pid
         fields = _stat_fields(root)
         # session and process group of the worker at the start (field 6 and 5)
         self.session = int(fields[3]) if fields else None
@@ -88,8 +101,15 @@ class ProcessSet:
 
     def members(self):
         """Pids of every process of the set now (zombies included)."""
-        if self.namespace is not None:
-            return [p for p in _all_pids() if p not in self.exclude and _pid_ns(p) == self.namespace]
+        if self.ns_init is not None:
+            seen, queue = set(), [self.ns_init]
+            while queue:
+                pid = queue.pop()
+                if pid in seen or pid in self.exclude:
+                    continue
+                seen.add(pid)
+                queue.extend(_children(pid))
+            return sorted(seen)
         seen, queue = set(), [self.root]
         while queue:
             pid = queue.pop()
@@ -139,7 +159,7 @@ class ProcessSet:
         """SIGSTOP every member; new members made between the scan and the signal are caught
         by scanning again until the set stops changing."""
         signalled = set()
-        for _ in range(20):
+        for _ in range(8):
             now = set(self.members())
             fresh = now - signalled
             if not fresh:
