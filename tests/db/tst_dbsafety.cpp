@@ -93,6 +93,23 @@ private Q_SLOTS:
         expectDamaged(p, QStringLiteral("damaged"));
     }
 
+    // Above the size where every page is checked on open, a file cut short is still refused.
+    void aLargeDatabaseCutShortIsRefusedForWriting()
+    {
+        const auto p = path(QStringLiteral("large-cut.kbdb"));
+        {
+            Database d(p);
+            d.connection().exec("CREATE TABLE padding(x BLOB)");
+            d.connection().exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 80) "
+                                "INSERT INTO padding SELECT zeroblob(1024 * 1024) FROM n");
+            d.connection().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        }
+        QFile f(QString::fromStdString(p));
+        QVERIFY(f.size() > 80ll * 1024 * 1024);
+        QVERIFY(f.resize(f.size() - 5 * 1024 * 1024));
+        expectDamaged(p, QStringLiteral("damaged"));
+    }
+
     void aDatabaseMissingATableOfItsSchemaIsRefused()
     {
         const auto p = path(QStringLiteral("notable.kbdb"));
