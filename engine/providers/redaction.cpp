@@ -36,6 +36,8 @@ HttpHeaders redactedHeaders(const HttpHeaders& headers) {
 }
 
 QByteArray redactSecrets(QByteArray text, const QList<QByteArray>& secrets) {
+    if (text.isEmpty())
+        return text;
     for (const auto& s : secrets)
         if (!s.isEmpty())
             text.replace(s, kRedacted);
@@ -43,6 +45,9 @@ QByteArray redactSecrets(QByteArray text, const QList<QByteArray>& secrets) {
 }
 
 QString redactSecrets(const QString& text, const QList<QByteArray>& secrets) {
+    // Qt 6.4's QString::replace crashes on a null string: nothing to redact there anyway.
+    if (text.isEmpty())
+        return text;
     QString out = text;
     for (const auto& s : secrets)
         if (!s.isEmpty())
