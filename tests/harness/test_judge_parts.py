@@ -229,5 +229,45 @@ class FileSlotTests(unittest.TestCase):
             slot.close()
 
 
+READ_HOME = """
+import os
+import torch
+import torch.nn as nn
+try:
+    print("LEAKED:" + open(os.path.expanduser("~/provider-keys")).read())
+except OSError as e:
+    print("home-blocked:", e)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+"""
+
+
+class SandboxHomeTests(unittest.TestCase):
+    def test_the_home_folder_is_hidden_from_the_candidate(self):
+        """A hostile candidate reads a key file in $HOME at import: in the sandbox it finds an
+        empty home, and the secret appears nowhere in the result."""
+        import json
+
+        with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cands:
+            with open(os.path.join(home, "provider-keys"), "w") as f:
+                f.write("sk-test-4f9c2a")
+            cand = os.path.join(cands, "read_home.py")
+            with open(cand, "w") as f:
+                f.write(READ_HOME)
+            req = harness_testlib.make_request(cand, policy={"allow_torch_ops": True})
+            env = dict(harness_testlib._env(), HOME=home)
+            proc = subprocess.run([sys.executable, "-m", "kbharness", "evaluate", "--request", "-", "--result", "-"],
+                                  cwd=harness_testlib.HARNESS_DIR, env=env, input=json.dumps(req),
+                                  capture_output=True, text=True, timeout=600)
+            doc = json.loads(proc.stdout)
+            self.assertEqual(doc["sandbox"], "bwrap", "needs a working bwrap")
+            self.assertEqual(doc["verdict"], "correct", doc["message"])
+            self.assertNotIn("sk-test-4f9c2a", proc.stdout + proc.stderr)
+            self.assertIn("home-blocked", doc["worker_log_tail"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -160,19 +160,60 @@ def _sandbox_command(device, workdir, writable, readable):
     cmd += ["--dev-bind", "/dev", "/dev"] if device.startswith("cuda") else ["--dev", "/dev"]
     cmd += ["--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--tmpfs", "/tmp", "--die-with-parent"]
+    # The user's home (the provider key store, databases, other runs' files) is hidden behind
+    # an empty folder; what the worker needs from it -- the Python environment it runs in,
+    # the harness, the task and candidate folders -- is bound back read-only after it.
+    hidden = [h for h in _hidden_homes() if os.path.isdir(h)]
     tmp = os.path.realpath("/tmp") + os.sep
-    for path in readable:
-        # Paths under /tmp are hidden by the private /tmp: bind them back, also when they are
-        # symbolic links (bound at the link's path, read from its target).
-        if not path or not os.path.exists(path):
-            continue
-        where = os.path.abspath(path)
-        if where.startswith("/tmp/") or os.path.realpath(path).startswith(tmp):
-            cmd += ["--ro-bind", os.path.realpath(path), where]
+
+    def under(path, roots):
+        where, real = os.path.abspath(path) + os.sep, os.path.realpath(path) + os.sep
+        return any(where.startswith(r) or real.startswith(r) for r in roots)
+
+    wanted = [p for p in list(readable) + _python_roots() if p and os.path.exists(p)]
+    # Paths under /tmp are hidden by the private /tmp: bind them back, also when they are
+    # symbolic links (bound at the link's path, read from its target).
+    for path in wanted:
+        if under(path, [tmp, "/tmp/"]):
+            cmd += ["--ro-bind", os.path.realpath(path), os.path.abspath(path)]
+    for h in hidden:
+        cmd += ["--tmpfs", h]
+    homes = [os.path.realpath(h) + os.sep for h in hidden] + [h + os.sep for h in hidden]
+    for path in wanted:
+        if under(path, homes):
+            cmd += ["--ro-bind", os.path.realpath(path), os.path.abspath(path)]
     for path in writable:
         cmd += ["--bind", path, path]
     cmd += ["--chdir", workdir, "--setenv", "TMPDIR", workdir, "--"]
     return cmd
+
+
+def _hidden_homes():
+    """Home folders the worker must not read: the user's ($HOME, and the account's home)."""
+    homes = set()
+    for h in (os.environ.get("HOME"), os.path.expanduser("~")):
+        if h and os.path.isabs(h) and os.path.realpath(h) not in ("/", "/tmp"):
+            homes.add(os.path.abspath(h))
+    return sorted(homes)
+
+
+def _python_roots():
+    """Where this Python and torch live (a virtual environment or a user site may be in the
+    home folder): bound back read-only into the sandbox."""
+    roots = {sys.prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+    try:
+        import torch
+
+        roots.add(os.path.dirname(os.path.dirname(os.path.realpath(torch.__file__))))
+    except ImportError:
+        pass
+    import site
+
+    try:
+        roots.add(site.getusersitepackages())
+    except AttributeError:
+        pass
+    return sorted(r for r in roots if r)
 
 
 def _children(pid):
@@ -1022,6 +1063,8 @@ class Evaluation:
                          "added_to_each_sample_ms": round(unexplained + forged, 6),
                          "cpu_per_wall": {"candidate": _round(timer.cpu_ratio(cand)),
                                           "reference": _round(timer.cpu_ratio(eager))},
+                         "machine_busy_cores": {"candidate": _round(timer.busy_cores(cand)),
+                                                "reference": _round(timer.busy_cores(eager))},
                          "threads": {"candidate": cand.procs.thread_count(), "reference": eager.procs.thread_count()},
                          "candidate_stopped_during_reference": bool(cand.procs.ns_init),
                          "judge_ms": {"candidate": {k: round(v, 3) for k, v in cand.diag.items()},
@@ -1047,12 +1090,16 @@ class Evaluation:
                     "runtime-hidden-parallelism",
                     "the candidate's processes used %.2f s of CPU per second of its timed calls, %d thread(s) were "
                     "allowed: work ran in parallel outside the thread budget" % (ratio, self.num_threads))
-        if eager_cmp and eager_cmp["noisy"]:
-            # a statement about the measurement, not a suspicion about the candidate: information
-            self.runtime_finding("noisy-timing", static_check.INFO,
-                                 "the speedup's 95%% interval is +-%.1f%% after %d rounds (noisy above +-%.0f%%)" % (
-                                     100 * (eager_cmp["rel_halfwidth"] or 0), timer.rounds,
-                                     100 * interleave.NOISY_REL_HALFWIDTH))
+            # the whole machine: also sees helpers that exited before anyone counted them
+            bc, br = timer.busy_cores(cand), timer.busy_cores(eager)
+            if bc is not None and br is not None and bc - br > interleave.EXTRA_CORES:
+                return self.reject_at_runtime(
+                    "runtime-hidden-parallelism",
+                    "the machine's processors were busy %.2f on average during the candidate's timed calls and %.2f "
+                    "during the reference's, which runs the same harness with %d thread(s): the candidate worked "
+                    "in parallel outside its thread budget" % (bc, br, self.num_threads))
+        # a noisy measurement is a statement about the measurement, not a suspicion about the
+        # candidate: it stays in timing.comparison (the engine shows it), never a flag
         speed = {"eager": eager_cmp["speedup"] if eager_cmp else None,
                  "compile": compile_cmp["speedup"] if compile_cmp else None}
         self.result["speedup"] = speed

@@ -137,6 +137,9 @@ def agrees(candidate, reference):
     """(ok, message): does the candidate's sketch agree with the reference's: every sampled
     element within atol + rtol * |ref| (NaN where the reference has NaN), and every projection
     within the reference's bound?"""
+    if candidate.get("scalars") != reference.get("scalars"):
+        return False, "its non-tensor outputs %r differ from the reference's %r" % (candidate.get("scalars"),
+                                                                                  reference.get("scalars"))
     if candidate["nonfinite"] != reference["nonfinite"]:
         return False, "%d non-finite value(s) where the reference has %d" % (candidate["nonfinite"],
                                                                              reference["nonfinite"])

@@ -36,7 +36,7 @@ to which call. So nothing the worker says is taken on its word:
 import math
 import time
 
-from . import codec, evidence, seeds
+from . import codec, evidence, procset, seeds
 
 BLOCK_CALLS = 10          # counted calls per block
 TARGET_REL_HALFWIDTH = 0.015  # stop when the speedup's 95% interval is this tight
@@ -49,6 +49,9 @@ UNEXPLAINED_REJECT_FRACTION = 0.10
 UNEXPLAINED_FLOOR_MS = 0.002
 # CPU mode: CPU time over wall time of the candidate's blocks may exceed its threads by this
 CPU_SLACK = 0.35
+# CPU mode: processors of the whole machine busy during the candidate's blocks beyond the
+# reference's (same harness, same threads); more is hidden parallelism
+EXTRA_CORES = 0.6
 # a GPU is idle when this many probes in a row answer as fast as on the idle GPU
 QUIET_PROBES = 3
 
@@ -115,6 +118,7 @@ class Side:
         self.block_overheads = []  # per block: (judge's block time - sum of round trips) / calls (ms)
         self.block_walls = []
         self.cpu = 0.0
+        self.system_busy = 0.0   # busy CPU seconds of the whole machine during the side's blocks
         self.wall = 0.0
         self.sketches = {}       # call key -> sketch
         self.unavailable = None
@@ -211,6 +215,12 @@ class InterleavedTiming:
             raise TimingAborted("timeout" if kind == "timeout" else "runtime_error", getattr(e, "message", str(e)))
         if not reply.get("ok"):
             raise TimingAborted("runtime_error", "forward raised %s during timing" % reply.get("error", "?"))
+        py = reply.get("py_threads")
+        base = getattr(self.ev, "base_py_threads", None)
+        if not side.trusted and isinstance(py, int) and not isinstance(py, bool) and isinstance(base, int) and \
+                py > base:
+            raise TimingAborted("rejected", "%d Python thread(s) started by the candidate were running during its "
+                                            "timed calls" % (py - base), rule="runtime-background-thread")
         ms, host = reply.get("ms"), reply.get("host_ms")
         if not _number(ms) or not _number(host):
             raise TimingAborted("runtime_error", "the worker returned a malformed timing sample")
@@ -222,6 +232,7 @@ class InterleavedTiming:
                                                       atol=self.req["atol"], rtol=self.req["rtol"],
                                                       strict_atol_fraction=self.strict_atol_fraction
                                                       if self.strict else None)
+            side.sketches[key]["scalars"] = reply.get("scalars")
         self.last_round_trip = (t2 - t1) * 1000.0
         d = side.diag
         d["prepare_ms"] += (t1 - t0) * 1000.0
@@ -277,6 +288,7 @@ class InterleavedTiming:
         for k in warm_keys:
             self._call(side, k, timeout)
         cpu0 = side.procs.cpu_seconds()
+        busy0 = procset.system_busy_seconds()
         t0 = time.perf_counter()
         samples, hosts, trips = [], [], []
         for k in keys:
@@ -294,6 +306,9 @@ class InterleavedTiming:
         side.diag["stop_ms"] += (t2 - t1) * 1000.0
         side.diag["quiet_ms"] += (t3 - t2) * 1000.0
         side.cpu += (side.procs.cpu_seconds() - cpu0) if side.procs is not None else 0.0
+        busy1 = procset.system_busy_seconds()
+        if busy0 is not None and busy1 is not None:
+            side.system_busy += busy1 - busy0
         side.wall += wall
         side.samples.extend(samples)
         side.host.extend(hosts)
@@ -462,6 +477,10 @@ class InterleavedTiming:
 
     def cpu_ratio(self, side):
         return side.cpu / (side.wall / 1000.0) if side.wall > 0 else None
+
+    def busy_cores(self, side):
+        """Busy processors of the whole machine, on average, during the side's blocks."""
+        return side.system_busy / (side.wall / 1000.0) if side.wall > 0 else None
 
 
 def _number(x):

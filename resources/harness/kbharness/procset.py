@@ -173,3 +173,20 @@ class ProcessSet:
 
     def cont(self):
         self._signal(signal.SIGCONT)
+
+
+def system_busy_seconds():
+    """CPU time all processors of the machine spent busy so far (user, nice, system, irq,
+    softirq, steal; /proc/stat), in seconds. Over a window, busy time that no process of the
+    candidate's set shows -- a helper that exited and was reaped by nobody who counts -- is
+    still here."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu":
+        return None
+    v = [int(x) for x in fields[1:9]]
+    busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7]
+    return busy / float(_CLK_TCK)
