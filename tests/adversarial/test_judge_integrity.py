@@ -128,23 +128,7 @@ class IssueClassTests(_JudgeBase):
     # worker in a cpuset cgroup it cannot leave, or at each block's end a check that every
     # task of every member still has the affinity the judge gave it (Cpus_allowed_list in
     # /proc/<pid>/task/<tid>/status); all three candidates leave it with sched_setaffinity.
-    @unittest.expectedFailure
-    def test_4_hidden_parallelism_clone_vm_helper(self):
-        doc = self.result("judge_clone_persistent.py")
-        self.assertNotRejectedStatically(doc)
-        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
 
-    @unittest.expectedFailure
-    def test_4_hidden_parallelism_thread(self):
-        doc = self.result("judge_thread_split.py")
-        self.assertNotRejectedStatically(doc)
-        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
-
-    @unittest.expectedFailure
-    def test_4_hidden_parallelism_process(self):
-        doc = self.result("judge_fork_split.py")
-        self.assertNotRejectedStatically(doc)
-        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
 
     def test_5_deferred_work_into_the_output_copy(self):
         self.assertHonest()
@@ -158,7 +142,12 @@ class IssueClassTests(_JudgeBase):
         self.assertNotRejectedStatically(doc)
         # the first timed call as a rule; a judge descheduled for longer than the product
         # takes could read a later one first
-        self.assertCaught(doc, "incorrect", message="the output of timed call ")
+        # either defence may fire first: the thread is alive during the timed calls
+        # (rejected), or its late output is read before it lands (incorrect)
+        if doc["verdict"] == "rejected":
+            self.assertCaught(doc, "rejected", rule="runtime-background-thread")
+        else:
+            self.assertCaught(doc, "incorrect", message="the output of timed call ")
 
     def test_6_patching_the_worker_clock(self):
         # the slow kernel: see test_forgery_inside_the_judges_noise for the fast one
@@ -174,19 +163,6 @@ class IssueClassTests(_JudgeBase):
     def test_4_honest_control(self):
         self.assertHonest()
 
-    @unittest.expectedFailure
-    def test_7_precision_downgrade(self):
-        """TF32-like inputs (10-bit mantissas) on a float32 task with TF32 off: inside
-        atol = rtol = 1e-4 on this task (worst element 0.29 of the tolerance), and its
-        relative 2-norm error against float64 (7.7e-6) is below the probe's floor (1e-4),
-        so it is neither incorrect nor flagged (measured: correct, no flag).
-        A fix: a probe whose inputs make 10-bit rounding exceed the tolerance (e.g. inputs
-        with a wide spread of magnitudes, or signed inputs: errors then do not average out),
-        or a floor relative to the float32 reference's own error only."""
-        doc = self.result("judge_tf32.py", RAND)
-        self.assertNotRejectedStatically(doc)
-        self.assertIn("precision-downgrade", {f["flag"] for f in doc["flags"]}, lib.describe(doc))
-
 
 class JudgeDesignTests(_JudgeBase):
     """Attacks on the judge-owned timing design itself."""
@@ -194,7 +170,6 @@ class JudgeDesignTests(_JudgeBase):
     def test_wide_honest_control(self):
         self.assertHonest(task=WIDE)
 
-    @unittest.expectedFailure
     def test_sketch_sees_only_the_sum_of_chunks(self):
         """evidence.Sketcher reuses its 2^20-long secret vectors for every chunk of an
         output, so the sketch of an output is the sketch of the sum of its chunks: any
@@ -207,36 +182,7 @@ class JudgeDesignTests(_JudgeBase):
         self.assertNotRejectedStatically(doc)
         self.assertEqual(doc["verdict"], "incorrect", lib.describe(doc))
 
-    @unittest.expectedFailure
-    def test_forged_samples_with_the_right_sum(self):
-        """The judge's clock bounds the sum of a block's samples, but the speedup is taken
-        from their median: samples redistributed within a block (seven calls at 20% of
-        their time, three carrying the rest) keep the sum and cut the median. Measured:
-        correct, no flag, median 1.11 ms against the honest 2.59 ms, 18.2x against 7.0x. The worker's
-        clock is the candidate's to replace (time.perf_counter, from native code); a
-        SIGCONT from the judge marks the start of each block. A fix: time each call with
-        the judge's own clock (its wall time around the call, less its own measured
-        overhead) and never let a sample be below that; or take the speedup from block
-        sums (means) rather than medians of worker samples."""
-        doc = self.result("judge_clock_median.py")
-        self.assertNotRejectedStatically(doc)
-        self.assertEqual(doc["verdict"], "rejected", lib.describe(doc))
 
-    @unittest.expectedFailure
-    def test_helper_that_exits_before_the_block_ends(self):
-        """A fresh clone(CLONE_VM) helper per call does half of the rows on another CPU
-        and exits before the call returns; SIGCHLD is ignored, so the kernel reaps it at
-        once and its CPU time is added to no process: procset reads the CPU time of the
-        members alive at the block's end only. A fix: account from outside in a way that
-        keeps dead children (a cgroup's cpu.stat for the worker, or taskstats), or enforce
-        the thread budget rather than measure it (a cpuset cgroup or an affinity check of
-        every task at each block's end). Measured on the loaded machine: correct, cpu/wall
-        0.25 (the attack gained nothing there; the accounting hole does not depend on it)."""
-        doc = self.result("judge_clone_transient.py")
-        self.assertNotRejectedStatically(doc)
-        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
-
-    @unittest.expectedFailure
     def test_precision_downgrade_in_timed_calls_only(self):
         """Exact in the correctness trials (so the precision probe, which looks at trial 0,
         sees float32), bf16-like inputs (7-bit mantissas) in every timed call. Those outputs
@@ -252,7 +198,75 @@ class JudgeDesignTests(_JudgeBase):
         self.assertNotRejectedStatically(doc)
         self.assertEqual(doc["verdict"], "incorrect", lib.describe(doc))
 
-    @unittest.expectedFailure
+
+    def test_unsandboxed_honest_control(self):
+        doc = self.result("judge_honest.py", SMALL, sandbox="none")
+        self.assertEqual(doc["sandbox"], "none")
+        self.assertEqual(doc["verdict"], "correct", lib.describe(doc))
+        self.assertEqual(_bad_findings(doc), [], lib.describe(doc))
+
+
+class OpenAttackTests(_JudgeBase):
+    """Attacks not (reliably) caught yet, kept runnable by hand and left out of CTest: a test
+    here fails while its attack succeeds. Their outcome depends on the machine's load (the
+    CPU-time checks see parallelism only where a core is free for it), so they cannot be
+    expected failures either. See the harness README's threat model, "Limits"."""
+
+    def test_4_hidden_parallelism_clone_vm_helper(self):
+        doc = self.result("judge_clone_persistent.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+
+    def test_4_hidden_parallelism_thread(self):
+        doc = self.result("judge_thread_split.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+
+    def test_4_hidden_parallelism_process(self):
+        doc = self.result("judge_fork_split.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+
+    def test_7_precision_downgrade(self):
+        """TF32-like inputs (10-bit mantissas) on a float32 task with TF32 off: inside
+        atol = rtol = 1e-4 on this task (worst element 0.29 of the tolerance), and its
+        relative 2-norm error against float64 (7.7e-6) is below the probe's floor (1e-4),
+        so it is neither incorrect nor flagged (measured: correct, no flag).
+        A fix: a probe whose inputs make 10-bit rounding exceed the tolerance (e.g. inputs
+        with a wide spread of magnitudes, or signed inputs: errors then do not average out),
+        or a floor relative to the float32 reference's own error only."""
+        doc = self.result("judge_tf32.py", RAND)
+        self.assertNotRejectedStatically(doc)
+        self.assertIn("precision-downgrade", {f["flag"] for f in doc["flags"]}, lib.describe(doc))
+
+
+    def test_forged_samples_with_the_right_sum(self):
+        """The judge's clock bounds the sum of a block's samples, but the speedup is taken
+        from their median: samples redistributed within a block (seven calls at 20% of
+        their time, three carrying the rest) keep the sum and cut the median. Measured:
+        correct, no flag, median 1.11 ms against the honest 2.59 ms, 18.2x against 7.0x. The worker's
+        clock is the candidate's to replace (time.perf_counter, from native code); a
+        SIGCONT from the judge marks the start of each block. A fix: time each call with
+        the judge's own clock (its wall time around the call, less its own measured
+        overhead) and never let a sample be below that; or take the speedup from block
+        sums (means) rather than medians of worker samples."""
+        doc = self.result("judge_clock_median.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertEqual(doc["verdict"], "rejected", lib.describe(doc))
+
+    def test_helper_that_exits_before_the_block_ends(self):
+        """A fresh clone(CLONE_VM) helper per call does half of the rows on another CPU
+        and exits before the call returns; SIGCHLD is ignored, so the kernel reaps it at
+        once and its CPU time is added to no process: procset reads the CPU time of the
+        members alive at the block's end only. A fix: account from outside in a way that
+        keeps dead children (a cgroup's cpu.stat for the worker, or taskstats), or enforce
+        the thread budget rather than measure it (a cpuset cgroup or an affinity check of
+        every task at each block's end). Measured on the loaded machine: correct, cpu/wall
+        0.25 (the attack gained nothing there; the accounting hole does not depend on it)."""
+        doc = self.result("judge_clone_transient.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+
     def test_forgery_inside_the_judges_noise(self):
         """Samples forged to a quarter of the real time on the fast kernel (~2 ms hidden
         per call). The judge forgives unexplained time up to three standard errors of the
@@ -269,13 +283,6 @@ class JudgeDesignTests(_JudgeBase):
         self.assertNotRejectedStatically(doc)
         self.assertEqual(doc["verdict"], "rejected", lib.describe(doc))
 
-    def test_unsandboxed_honest_control(self):
-        doc = self.result("judge_honest.py", SMALL, sandbox="none")
-        self.assertEqual(doc["sandbox"], "none")
-        self.assertEqual(doc["verdict"], "correct", lib.describe(doc))
-        self.assertEqual(_bad_findings(doc), [], lib.describe(doc))
-
-    @unittest.expectedFailure
     def test_unsandboxed_helper_escapes_the_stop(self):
         """Without the sandbox (sandbox "none", or "auto" where bwrap is missing) a helper
         made with fork, setsid and a second fork is in neither the worker's tree, nor its
@@ -294,7 +301,6 @@ class JudgeDesignTests(_JudgeBase):
         self.assertNotIn("adv-escape: stopping the reference", doc["worker_log_tail"], lib.describe(doc))
         self.assertNotEqual(doc["verdict"], "correct", lib.describe(doc))
 
-    @unittest.expectedFailure
     def test_slot_file_truncated_kills_the_judge(self):
         """The judge's CPU slots are files in the worker's own (writable) folder. After its
         first timed call the candidate truncates its input slot's file: the judge's next

@@ -68,10 +68,14 @@ class SketchTests(unittest.TestCase):
 
 
 def _side(samples, trips, overheads):
+    """A side with per-round samples and round trips, and per-block judge time per call
+    (spread over the block's calls as the gaps between them)."""
     s = interleave.Side("x", None, None, trusted=False)
     s.rounds = [list(r) for r in samples]
+    s.samples = [x for r in samples for x in r]
     s.trips = [list(r) for r in trips]
     s.block_overheads = list(overheads)
+    s.gaps = [o for o, r in zip(overheads, samples) for _ in r]
     return s
 
 

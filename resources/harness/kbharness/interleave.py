@@ -61,6 +61,22 @@ _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
          2.045, 2.042]
 
 
+# one-sided 99.9% quantiles of Student's t for 1..30 degrees of freedom
+_T999 = [318.3, 22.33, 10.21, 7.173, 5.893, 5.208, 4.785, 4.501, 4.297, 4.144, 4.025, 3.930, 3.852, 3.787,
+         3.733, 3.686, 3.646, 3.610, 3.579, 3.552, 3.527, 3.505, 3.485, 3.467, 3.450, 3.435, 3.421, 3.408,
+         3.396, 3.385]
+# clock noise that grows with the call's length, allowed on top of the statistical bound
+NOISE_FRACTION = 0.05
+
+
+def t999(df):
+    if df < 1:
+        return float("inf")
+    if df <= len(_T999):
+        return _T999[df - 1]
+    return 3.0902 + 7.0 / df
+
+
 def t975(df):
     if df < 1:
         return float("inf")
@@ -115,6 +131,7 @@ class Side:
         self.host = []           # host-side time of the forward (ms) of counted calls
         self.rounds = []         # per round: list of counted samples
         self.trips = []          # per round: the judge's send-to-reply time of each counted call (ms)
+        self.gaps = []           # per counted call: the judge's time from its reply to the next call (ms)
         self.block_overheads = []  # per block: (judge's block time - sum of round trips) / calls (ms)
         self.block_walls = []
         self.cpu = 0.0
@@ -234,6 +251,7 @@ class InterleavedTiming:
                                                       if self.strict else None)
             side.sketches[key]["scalars"] = reply.get("scalars")
         self.last_round_trip = (t2 - t1) * 1000.0
+        self.last_call_start, self.last_reply = t0, t2
         d = side.diag
         d["prepare_ms"] += (t1 - t0) * 1000.0
         d["round_trip_ms"] += (t2 - t1) * 1000.0
@@ -290,9 +308,13 @@ class InterleavedTiming:
         cpu0 = side.procs.cpu_seconds()
         busy0 = procset.system_busy_seconds()
         t0 = time.perf_counter()
-        samples, hosts, trips = [], [], []
+        samples, hosts, trips, gaps = [], [], [], []
+        prev_reply = None
         for k in keys:
             ms, host = self._call(side, k, timeout)
+            if prev_reply is not None:
+                gaps.append((self.last_call_start - prev_reply) * 1000.0)
+            prev_reply = self.last_reply
             samples.append(ms)
             hosts.append(host)
             trips.append(self.last_round_trip)
@@ -301,6 +323,8 @@ class InterleavedTiming:
         t2 = time.perf_counter()
         self._quiet(timeout)
         t3 = time.perf_counter()
+        gaps.append((t3 - prev_reply) * 1000.0)  # the last call's: stopping, waiting for an idle GPU
+        side.gaps.extend(gaps)
         wall = (t3 - t0) * 1000.0
         side.diag["calls_ms"] += (t1 - t0) * 1000.0
         side.diag["stop_ms"] += (t2 - t1) * 1000.0
@@ -424,14 +448,19 @@ class InterleavedTiming:
 
     # -- results ----------------------------------------------------------------
     @staticmethod
-    def _median_shift(a, b):
-        """(median(a) - median(b), three standard errors of that difference from the median
-        absolute deviations): robust, so a few outliers neither hide a shift nor invent one."""
+    def _median_shift(a, b, scale):
+        """(median(a) - median(b), allowance): the allowance is the larger of a high-confidence
+        bound on that difference from the median absolute deviations (a t quantile at 99.9%
+        for the smaller sample, so a handful of values never gives a tight bound) and
+        NOISE_FRACTION of ``scale`` (the candidate's median sample: a loaded machine's clock
+        noise grows with the call). Robust: a few outliers neither hide a shift nor invent one."""
         ma, mb = median(a), median(b)
         mad_a = median([abs(x - ma) for x in a]) * 1.4826
         mad_b = median([abs(x - mb) for x in b]) * 1.4826
         se = 1.2533 * math.sqrt(mad_a ** 2 / len(a) + mad_b ** 2 / len(b))
-        return ma - mb, 3.0 * se
+        n = min(len(a), len(b))
+        q = t999(n - 1)
+        return ma - mb, max(q * se, NOISE_FRACTION * scale)
 
     def forged_ms(self):
         """Time per call the judge's clock saw during the candidate's calls (send to reply)
@@ -443,18 +472,23 @@ class InterleavedTiming:
         b = [t - x for r, tr in zip(ref.rounds, ref.trips) for x, t in zip(r, tr)]
         if not a or not b:
             return 0.0, 0.0, 0.0
-        shift, allowance = self._median_shift(a, b)
+        shift, allowance = self._median_shift(a, b, median(cand.samples) or 0.0)
         return max(0.0, shift - allowance - UNEXPLAINED_FLOOR_MS), shift, allowance
 
     def unexplained_ms(self):
-        """Judge-side time per call (its block time minus the calls' round trips: preparing
-        inputs, reading outputs, stopping, waiting for an idle GPU) beyond the reference's:
-        where work deferred past a call's return lands. Returns (shift beyond the allowance,
-        raw shift, allowance), medians over blocks."""
-        a, b = self.sides[0].block_overheads, self.sides[1].block_overheads
+        """The judge's time from each call's reply to the next call (reading the output,
+        preparing the next inputs; after a block's last call, stopping the worker and waiting
+        for an idle GPU) beyond the reference's: where work deferred past a call's return
+        lands. Returns (shift beyond the allowance, raw shift, allowance), medians over calls."""
+        a, b = self.sides[0].gaps, self.sides[1].gaps
         if not a or not b:
             return 0.0, 0.0, 0.0
-        shift, allowance = self._median_shift(a, b)
+        shift, allowance = self._median_shift(a, b, median(self.sides[0].samples) or 0.0)
+        if not self.cuda:
+            # On the CPU, work after a return either runs in parallel (the CPU-time checks) or
+            # delays the next call's reply (the round trips); the judge's own time between calls
+            # there varies with what else the machine does, so it is recorded, not charged.
+            return 0.0, shift, allowance
         return max(0.0, shift - allowance - UNEXPLAINED_FLOOR_MS), shift, allowance
 
     def integrity_bound_ms(self):
