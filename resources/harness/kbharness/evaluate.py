@@ -1074,8 +1074,8 @@ class Evaluation:
         # the judge's clock: time the candidate's samples leave out
         worker_median = interleave.median(cand.samples) or 0.0
         counted = cstats.get("median_ms") or 0.0
-        if counted - worker_median > max(interleave.UNEXPLAINED_FLOOR_MS,
-                                         interleave.UNEXPLAINED_REJECT_FRACTION * worker_median):
+        fraction = interleave.UNEXPLAINED_REJECT_FRACTION if cuda else interleave.UNEXPLAINED_REJECT_FRACTION_CPU
+        if counted - worker_median > max(interleave.UNEXPLAINED_FLOOR_MS, fraction * worker_median):
             return self.reject_at_runtime(
                 "runtime-unmeasured-work",
                 "the judge's clock puts the candidate's median at %.4f ms, its own samples at %.4f ms (%.4f ms per "
