@@ -985,6 +985,8 @@ class Evaluation:
                     timer.close()
             except interleave.TimingAborted as e:
                 cand_procs.cont(), ref_procs.cont()
+                if e.rule and e.verdict == "rejected":
+                    return self.reject_at_runtime(e.rule, e.message)
                 if e.rule:
                     self.runtime_finding(e.rule, static_check.REJECT, e.message)
                 return self.finish(e.verdict, e.message)
