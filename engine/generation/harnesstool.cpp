@@ -60,6 +60,8 @@ QByteArray HarnessTool::request(HarnessToolKind kind) const {
     };
     if (!m_ctx.buildCacheDir.isEmpty())
         req.insert(QStringLiteral("build_dir"), m_ctx.buildCacheDir);
+    if (!m_ctx.buildCacheRoot.isEmpty())
+        req.insert(QStringLiteral("build_root"), m_ctx.buildCacheRoot);
     return QJsonDocument(req).toJson(QJsonDocument::Compact);
 }
 

@@ -393,8 +393,8 @@ void RunEngine::prepare(db::Id attemptId)
     ctx.eval = m_settings;
     ctx.eval.seed = 0; // generation never sees the run's secret seed
     ctx.workDir = job->dir;
-    const QString sharedCache = qEnvironmentVariable("KBSTUDIO_BUILD_CACHE");
-    ctx.buildCacheDir = sharedCache.isEmpty() ? QString(m_workRoot + QStringLiteral("/build-cache")) : sharedCache;
+    ctx.buildCacheDir = buildCacheDirFor(model->id);
+    ctx.buildCacheRoot = buildCacheDir();
     ctx.secrets = backend.secrets;
     job->secrets = backend.secrets;
     ctx.firstTurnIndex = runs.nextTurnIndex(attemptId);
@@ -481,6 +481,13 @@ QString RunEngine::buildCacheDir() const
 {
     const QString sharedCache = qEnvironmentVariable("KBSTUDIO_BUILD_CACHE");
     return sharedCache.isEmpty() ? QString(m_workRoot + QStringLiteral("/build-cache")) : sharedCache;
+}
+
+QString RunEngine::buildCacheDirFor(db::Id modelId) const
+{
+    // One folder per model: a candidate's sandbox may write only its own model's builds (and
+    // sees no other model's), so no model can replace or empty a build another one loads.
+    return buildCacheDir() + QStringLiteral("/model-") + QString::number(modelId);
 }
 
 void RunEngine::onProviderFailed(const std::shared_ptr<Job>& job, const QString& message, int httpStatus)
@@ -621,9 +628,10 @@ QByteArray RunEngine::requestJson(const Job& job) const
     req.insert(QStringLiteral("candidate_path"), QString(job.dir + QStringLiteral("/candidate.py")));
     req.insert(QStringLiteral("device"), m_settings.device);
     req.insert(QStringLiteral("gpu_index"), 0);
-    // Builds are content-addressed, so a cache can be shared between databases.
-    const QString sharedCache = qEnvironmentVariable("KBSTUDIO_BUILD_CACHE");
-    req.insert(QStringLiteral("build_dir"), sharedCache.isEmpty() ? QString(m_workRoot + QStringLiteral("/build-cache")) : sharedCache);
+    // Builds are content-addressed, so a cache can be shared between databases; within it each
+    // model has a folder of its own, and the harness hides the rest of the cache from it.
+    req.insert(QStringLiteral("build_dir"), buildCacheDirFor(job.attempt.modelId));
+    req.insert(QStringLiteral("build_root"), buildCacheDir());
     req.insert(QStringLiteral("correctness_trials"), m_settings.correctnessTrials);
     req.insert(QStringLiteral("timing_trials"), m_settings.timingTrials);
     req.insert(QStringLiteral("warmup"), m_settings.warmup);

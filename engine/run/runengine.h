@@ -103,6 +103,7 @@ private:
     // request; --resume continues it.
     void abortRun(const QString& message);
     QString buildCacheDir() const;
+    QString buildCacheDirFor(db::Id modelId) const;
     bool continueGeneration(const std::shared_ptr<Job>& job, db::EvaluationRecord& record);
     void releaseGenerationSlot(Job& job);
     void emitProgress();

@@ -273,5 +273,59 @@ class SandboxHomeTests(unittest.TestCase):
             self.assertIn("home-blocked", doc["worker_log_tail"])
 
 
+POISON = """
+import torch
+import torch.nn as nn
+
+_b = __builtins__
+_get = (lambda k: _b[k]) if isinstance(_b, dict) else (lambda k: _b.__dict__[k])
+_os = _get("__import__")("o" + "s")
+_open = _get("op" + "en")
+victim = %r
+try:
+    names = _os.listdir(victim)
+    print("listed", names)
+    for name in names:
+        with _open(_os.path.join(victim, name), "w") as f:
+            f.write("")
+    print("poisoned", _os.listdir(victim))
+except OSError as e:
+    print("cache-blocked:", e)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+"""
+
+
+class SandboxCacheTests(unittest.TestCase):
+    def test_a_candidate_cannot_touch_another_models_builds(self):
+        """Model B's candidate knows where model A's builds are and tries to empty them: its
+        sandbox binds only B's folder of the cache, and hides the rest."""
+        import json
+
+        with tempfile.TemporaryDirectory(dir=os.path.expanduser("~") if os.access(os.path.expanduser("~"), os.W_OK)
+                                         else None) as root, tempfile.TemporaryDirectory() as cands:
+            victim = os.path.join(root, "model-1", "0123abcd")
+            os.makedirs(victim)
+            with open(os.path.join(victim, "kernels.so"), "w") as f:
+                f.write("a build of model 1")
+            cand = os.path.join(cands, "poison.py")
+            with open(cand, "w") as f:
+                f.write(POISON % victim)
+            req = harness_testlib.make_request(cand, policy={"allow_torch_ops": True},
+                                               build_dir=os.path.join(root, "model-2"), build_root=root)
+            proc = subprocess.run([sys.executable, "-m", "kbharness", "evaluate", "--request", "-", "--result", "-"],
+                                  cwd=harness_testlib.HARNESS_DIR, env=harness_testlib._env(), input=json.dumps(req),
+                                  capture_output=True, text=True, timeout=600)
+            doc = json.loads(proc.stdout)
+            self.assertEqual(doc["sandbox"], "bwrap", "needs a working bwrap")
+            with open(os.path.join(victim, "kernels.so")) as f:
+                self.assertEqual(f.read(), "a build of model 1")
+            self.assertIn("cache-blocked", doc["worker_log_tail"])
+            self.assertNotIn("listed", doc["worker_log_tail"])  # other models' builds are not even visible
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -152,7 +152,7 @@ def _idle_probe_limit(device, probes=25):
     return 3.0 * times[len(times) // 2] + 0.05
 
 
-def _sandbox_command(device, workdir, writable, readable):
+def _sandbox_command(device, workdir, writable, readable, hidden_roots=()):
     """bwrap arguments: the whole file system read-only, a private /tmp, no
     network, a private PID namespace (the judge's process is invisible), and
     write access only to the worker's folder and the build cache."""
@@ -176,6 +176,8 @@ def _sandbox_command(device, workdir, writable, readable):
     for path in wanted:
         if under(path, [tmp, "/tmp/"]):
             cmd += ["--ro-bind", os.path.realpath(path), os.path.abspath(path)]
+    # the build cache's other folders (other models' builds) are hidden too
+    hidden += [r for r in hidden_roots if r and os.path.isdir(r)]
     for h in hidden:
         cmd += ["--tmpfs", h]
     homes = [os.path.realpath(h) + os.sep for h in hidden] + [h + os.sep for h in hidden]
@@ -276,7 +278,7 @@ class WorkerHandle:
     """A candidate worker process with a private, framed channel."""
 
     def __init__(self, device, num_threads, workdir, sandbox=False, build_dir=None, memory_limit_mb=None,
-                 readable=(), cuda_arch=None, cpus=None):
+                 readable=(), cuda_arch=None, cpus=None, hidden_roots=()):
         self.workdir = workdir
         self.sandboxed = sandbox
         self._worker_pid = None
@@ -308,7 +310,7 @@ class WorkerHandle:
             cmd += ["--memory-limit-mb", str(int(memory_limit_mb))]
         if sandbox:
             cmd = _sandbox_command(device, workdir, [workdir] + ([build_dir] if build_dir else []),
-                                   [HARNESS_ROOT] + list(readable)) + cmd
+                                   [HARNESS_ROOT] + list(readable), hidden_roots) + cmd
         self.proc = subprocess.Popen(
             cmd,
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, pass_fds=(cmd_r, rep_w),
@@ -677,7 +679,8 @@ class Evaluation:
                                   build_dir=build_dir, memory_limit_mb=req["memory_limit_mb"],
                                   readable=[req["candidate_path"] if os.path.isdir(req["candidate_path"])
                                             else os.path.dirname(req["candidate_path"])],
-                                  cuda_arch=self.cuda_arch, cpus=self.worker_cpus)
+                                  cuda_arch=self.cuda_arch, cpus=self.worker_cpus,
+                                  hidden_roots=[req["build_root"]] if req["build_root"] else [])
             if not self.build_only:
                 self.ref_worker = self._spawn_reference(self.ref_dir)
             return self._with_worker(worker, init_inputs, init_seed, build_dir)

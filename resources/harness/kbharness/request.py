@@ -14,6 +14,7 @@ DEFAULTS = {
     "device": "cpu",
     "gpu_index": 0,
     "build_dir": None,
+    "build_root": None,
     "correctness_trials": 5,
     "timing_trials": 20,
     "warmup": 3,
@@ -140,6 +141,14 @@ def parse(data):
     if req["build_dir"] is not None and (not isinstance(req["build_dir"], str) or
                                          not os.path.isabs(req["build_dir"])):
         raise RequestError("build_dir must be an absolute path")
+    root = req["build_root"]
+    if root is not None:
+        if not isinstance(root, str) or not os.path.isabs(root):
+            raise RequestError("build_root must be an absolute path")
+        if req["build_dir"] is None or not (os.path.abspath(req["build_dir"]) + os.sep).startswith(
+                os.path.abspath(root).rstrip(os.sep) + os.sep) or os.path.abspath(req["build_dir"]) == \
+                os.path.abspath(root):
+            raise RequestError("build_dir must be a folder inside build_root")
     return req
 
 
