@@ -1,5 +1,7 @@
 #include "format.h"
 
+#include <algorithm>
+
 #include "eval/evalsettings.h"
 
 #include <QCoreApplication>
@@ -19,15 +21,47 @@ QString tr(const char* text)
     return QCoreApplication::translate("kb::gui::Format", text);
 }
 
+// Three significant digits ("1.84", "40.0", "123", "0.987", "0.0123"): a small speedup never
+// reads "0.00".
+QString speedupDigits(double s)
+{
+    if (s >= 100)
+        return QString::number(s, 'f', 0);
+    if (s >= 10)
+        return QString::number(s, 'f', 1);
+    if (s >= 1 || s <= 0)
+        return QString::number(s, 'f', 2);
+    const int decimals = std::min(12, 2 - static_cast<int>(std::floor(std::log10(s))));
+    return QString::number(s, 'f', decimals);
+}
+
 } // namespace
 
 QString formatSpeedup(std::optional<double> speedup)
 {
     if (!speedup || !std::isfinite(*speedup))
         return tr("n/a");
-    const double s = *speedup;
-    const int decimals = s >= 100 ? 0 : (s >= 10 ? 1 : 2);
-    return QString::number(s, 'f', decimals) + QStringLiteral("×");
+    return speedupDigits(*speedup) + QStringLiteral("×");
+}
+
+QString formatSpeedupInterval(std::optional<double> speedup, std::optional<double> low,
+                              std::optional<double> high)
+{
+    QString text = formatSpeedup(speedup);
+    if (speedup && low && high && std::isfinite(*low) && std::isfinite(*high))
+        text += QStringLiteral(" [%1, %2]").arg(speedupDigits(*low), speedupDigits(*high));
+    return text;
+}
+
+QString regimeLabel(const std::string& regime)
+{
+    if (regime == "device-bound")
+        return tr("device-bound");
+    if (regime == "launch-bound")
+        return tr("launch-bound (CPU launch overhead dominates)");
+    if (regime == "cpu")
+        return tr("CPU");
+    return QString::fromStdString(regime);
 }
 
 QString formatPercent(std::optional<double> fraction)

@@ -13,8 +13,13 @@ inline QString qs(const std::string& text)
     return QString::fromStdString(text);
 }
 
-// "1.84×", "40.0×", "123×"; "n/a" when absent.
+// "1.84×", "40.0×", "123×", "0.987×", "0.0123×"; "n/a" when absent.
 QString formatSpeedup(std::optional<double> speedup);
+// "1.23× [1.19, 1.27]": the speedup with its 95 % interval, when it has one.
+QString formatSpeedupInterval(std::optional<double> speedup, std::optional<double> low,
+                              std::optional<double> high);
+// "device-bound", "launch-bound (...)", "CPU"; the stored text otherwise.
+QString regimeLabel(const std::string& regime);
 // A fraction as a percentage with one decimal: 0.6 -> "60.0%"; "n/a" when absent.
 QString formatPercent(std::optional<double> fraction);
 // Milliseconds with three significant digits and a unit that fits ("0.512 ms", "12.3 µs").

@@ -1,6 +1,7 @@
 #include "monitorsnapshot.h"
 
 #include "db/runrepository.h"
+#include "report/textformat.h"
 
 #include <QCoreApplication>
 #include <QStringList>
@@ -145,7 +146,7 @@ QString finishedLineText(const FinishedLine& line)
                        .arg(time, QString::fromStdString(line.model), QString::fromStdString(line.task),
                             QString::fromStdString(line.status == "cancelled" ? line.status : line.verdict));
     if (line.speedupEager)
-        text += QStringLiteral(" %1x").arg(*line.speedupEager, 0, 'f', 2);
+        text += QLatin1Char(' ') + report::formatSpeedupValue(*line.speedupEager); // 3 significant digits below 1x
     if (line.verdict != "correct" && !line.message.empty())
         text += QStringLiteral(" — ") + QString::fromStdString(line.message).section(QLatin1Char('\n'), 0, 0).left(160);
     return text;

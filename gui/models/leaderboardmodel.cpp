@@ -95,6 +95,8 @@ QString LeaderboardModel::toolTip(const metrics::LeaderboardCell* cell, int leve
             lines << tr("95% Wilson interval: %1 – %2")
                          .arg(formatPercent(cell->passRateCi->low), formatPercent(cell->passRateCi->high));
         }
+        for (const auto& p : cell->passAtK)
+            lines << tr("pass@%1: %2").arg(p.k).arg(formatPercent(p.value));
         break;
     case FastEagerMetric:
     case FastCompileMetric:
@@ -108,6 +110,11 @@ QString LeaderboardModel::toolTip(const metrics::LeaderboardCell* cell, int leve
         break;
     case GeomeanEagerMetric:
         lines << tr("over %1 correct, timed tasks").arg(cell->timed);
+        if (cell->geomeanEagerCi)
+            lines << tr("95% bootstrap interval: %1 – %2")
+                         .arg(formatSpeedup(cell->geomeanEagerCi->low), formatSpeedup(cell->geomeanEagerCi->high));
+        if (cell->noisy > 0)
+            lines << tr("%n scoring attempt(s) with noisy timing", nullptr, cell->noisy);
         lines << tr("with failed tasks counted as 1.0×: %1").arg(formatSpeedup(cell->geomeanFallbackEager));
         if (cell->medianEager)
             lines << tr("median: %1").arg(formatSpeedup(cell->medianEager));
@@ -175,8 +182,12 @@ QVariant LeaderboardModel::data(const QModelIndex& index, int role) const
     const std::optional<double> v = cell ? value(*cell, metric) : std::nullopt;
     switch (role) {
     case Qt::DisplayRole:
-        if (metric == GeomeanEagerMetric || metric == GeomeanCompileMetric)
+        if (metric == GeomeanEagerMetric || metric == GeomeanCompileMetric) {
+            const auto& ci = metric == GeomeanEagerMetric ? cell->geomeanEagerCi : cell->geomeanCompileCi;
+            if (v && ci)
+                return formatSpeedupInterval(v, ci->low, ci->high);
             return formatSpeedup(v);
+        }
         return formatPercent(v);
     case SortRole:
         return v ? *v : -1.0;

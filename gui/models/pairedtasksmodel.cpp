@@ -1,5 +1,7 @@
 #include "pairedtasksmodel.h"
 
+#include "data/format.h"
+
 #include <QBrush>
 #include <QColor>
 
@@ -41,7 +43,9 @@ QVariant PairedTasksModel::data(const QModelIndex& index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_comparison)
         return {};
     const auto& t = m_comparison->tasks.at(static_cast<std::size_t>(index.row()));
-    const auto times = [](double v) -> QString { return QString::number(v, 'f', 2) + QStringLiteral("×"); };
+    const auto times = [](double v, const std::optional<metrics::SpeedupBounds>& b = {}) -> QString {
+        return b ? formatSpeedupInterval(v, b->low, b->high) : formatSpeedup(v);
+    };
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -50,14 +54,15 @@ QVariant PairedTasksModel::data(const QModelIndex& index, int role) const
         case TaskColumn:
             return QString::fromStdString(t.taskId);
         case SpeedupAColumn:
-            return t.correctA ? times(t.speedupA) : tr("failed (%1)").arg(times(t.speedupA));
+            return t.correctA ? times(t.speedupA, t.boundsA) : tr("failed (%1)").arg(times(t.speedupA));
         case SpeedupBColumn:
-            return t.correctB ? times(t.speedupB) : tr("failed (%1)").arg(times(t.speedupB));
+            return t.correctB ? times(t.speedupB, t.boundsB) : tr("failed (%1)").arg(times(t.speedupB));
         case RatioColumn:
             return times(t.ratio);
         case BetterColumn:
             return t.comparison == metrics::TaskComparison::Win    ? tr("A")
                    : t.comparison == metrics::TaskComparison::Loss ? tr("B")
+                   : t.tiedByNoise                                 ? tr("tie (intervals overlap)")
                                                                    : tr("tie");
         default:
             return {};

@@ -128,10 +128,13 @@ QString ResultsModel::cellText(const Cell& cell) const
     switch (cellKindOf(a)) {
     case CellKind::Faster:
     case CellKind::Slower:
-        text = formatSpeedup(a.speedupEager);
+        text = formatSpeedupInterval(a.speedupEager, a.uncertainty.eagerLow, a.uncertainty.eagerHigh);
         break;
     case CellKind::Suspicious:
-        text = QStringLiteral("⚠ ") + (a.speedupEager ? formatSpeedup(a.speedupEager) : tr("correct"));
+        text = QStringLiteral("⚠ ")
+               + (a.speedupEager ? formatSpeedupInterval(a.speedupEager, a.uncertainty.eagerLow,
+                                                         a.uncertainty.eagerHigh)
+                                 : tr("correct"));
         break;
     case CellKind::CorrectUntimed:
         text = tr("correct");
@@ -146,6 +149,8 @@ QString ResultsModel::cellText(const Cell& cell) const
         text = verdictLabel(a.verdict);
         break;
     }
+    if (a.uncertainty.noisy() && a.speedupEager)
+        text += tr(" noisy");
     if (cell.samples.size() > 1)
         text += tr("  (%1/%2)").arg(cell.scoring).arg(cell.samples.size());
     return text;
@@ -161,10 +166,15 @@ QString ResultsModel::cellToolTip(const Row& row, const Cell& cell, int modelInd
     }
     for (const auto* a : cell.samples) {
         QString line = tr("attempt %1, sample %2: %3").arg(a->id).arg(a->sampleIndex).arg(verdictLabel(a->verdict));
+        const auto& u = a->uncertainty;
         if (a->speedupEager)
-            line += tr(", %1 vs eager").arg(formatSpeedup(a->speedupEager));
+            line += tr(", %1 vs eager").arg(formatSpeedupInterval(a->speedupEager, u.eagerLow, u.eagerHigh));
         if (a->speedupCompile)
-            line += tr(", %1 vs compile").arg(formatSpeedup(a->speedupCompile));
+            line += tr(", %1 vs compile").arg(formatSpeedupInterval(a->speedupCompile, u.compileLow, u.compileHigh));
+        if (u.noisy())
+            line += tr(" — noisy timing (did not reach its precision target)");
+        if (!u.regime.empty())
+            line += tr(" — %1").arg(regimeLabel(u.regime));
         if (a->suspicious)
             line += a->review == "none" ? tr(" — suspicious, not reviewed")
                                         : tr(" — suspicious, %1 by a reviewer").arg(qs(a->review));

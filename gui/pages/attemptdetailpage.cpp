@@ -237,10 +237,15 @@ void AttemptDetailPage::present(const AttemptDetailPtr& detail)
     QStringList facts;
     facts << tr("attempt %1 · run %2 · sample %3 · %4").arg(a.id).arg(a.runId).arg(a.sampleIndex).arg(qs(a.mode));
     facts << tr("verdict <b>%1</b>").arg(verdictLabel(a.verdict).toHtmlEscaped());
+    const auto& u = a.uncertainty;
     if (a.speedupEager)
-        facts << tr("%1 vs eager").arg(formatSpeedup(a.speedupEager));
+        facts << tr("%1 vs eager").arg(formatSpeedupInterval(a.speedupEager, u.eagerLow, u.eagerHigh));
     if (a.speedupCompile)
-        facts << tr("%1 vs compile").arg(formatSpeedup(a.speedupCompile));
+        facts << tr("%1 vs compile").arg(formatSpeedupInterval(a.speedupCompile, u.compileLow, u.compileHigh));
+    if (u.noisy())
+        facts << tr("<b>noisy timing</b> (interval wider than the precision target)");
+    if (!u.regime.empty())
+        facts << esc(regimeLabel(u.regime).toStdString());
     if (a.suspicious)
         facts << (a.review == "none" ? tr("<b>⚠ suspicious, not reviewed</b>") : tr("suspicious, %1 by a reviewer").arg(esc(a.review)));
     QString header = tr("<b style=\"font-size:large\">%1 · %2</b> (level %3, %4)<br>%5")

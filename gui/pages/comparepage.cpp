@@ -265,7 +265,7 @@ void ComparePage::recompute()
                 text += tr(" (95% CI %1 – %2)").arg(times(c.ratioCi->low), times(c.ratioCi->high));
             text += tr(", sign test p = %1: <b>%2</b>.")
                         .arg(c.signTestP < 0.001 ? tr("< 0.001") : QString::number(c.signTestP, 'f', 3),
-                             QString::fromStdString(metrics::verdictText(c.verdict)));
+                             QString::fromStdString(metrics::verdictText(c.verdict, c.minSharedTasks)));
             if (c.onlyA > 0 || c.onlyB > 0)
                 text += tr(" Not compared (one side only): A %1, B %2 tasks.").arg(c.onlyA).arg(c.onlyB);
             m_summary->setText(text);

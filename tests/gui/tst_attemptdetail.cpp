@@ -2,6 +2,9 @@
 // attempts, and accept/reject writing the review to the database.
 
 #include "guifixture.h"
+
+#include "db/database.h"
+#include "db/sqlite.h"
 #include "guitesthelpers.h"
 
 #include "data/attemptdetailloader.h"
@@ -100,6 +103,29 @@ private Q_SLOTS:
         QVERIFY(!test::text(&findings, 1, gui::FindingsModel::ExplanationColumn).isEmpty());
         QVERIFY(findings.index(0, 0).data(gui::FindingsModel::SortRole).toInt()
                 > findings.index(1, 0).data(gui::FindingsModel::SortRole).toInt());
+    }
+
+    // A speedup measured with an interval shows it in the header; a noisy one says so.
+    void headerShowsIntervalAndNoise()
+    {
+        test::GuiFixture fixture;
+        const db::Id id = fixture.attempt(fixture.run1(), "demo-a", "l1_relu");
+        {
+            db::Database database(fixture.path().toStdString());
+            db::Statement q(database.connection(),
+                            "INSERT INTO attempt_timing(attempt_id, speedup_eager_low, speedup_eager_high, "
+                            "noisy_eager, regime) VALUES (?, 1.7, 2.3, 1, 'launch-bound')");
+            q.bind(1, id).exec();
+        }
+        gui::AttemptDetailPage page;
+        page.setDatabasePath(fixture.path());
+        QSignalSpy shown(&page, &gui::AttemptDetailPage::detailShown);
+        page.showAttempt(id);
+        QTRY_COMPARE_WITH_TIMEOUT(shown.size(), 1, 10000);
+        const QString header = page.headerText();
+        QVERIFY2(header.contains(QStringLiteral("2.00× [1.70, 2.30] vs eager")), qPrintable(header));
+        QVERIFY2(header.contains(QStringLiteral("noisy timing")), qPrintable(header));
+        QVERIFY2(header.contains(QStringLiteral("launch-bound")), qPrintable(header));
     }
 
     void pageShowsEverything()

@@ -69,7 +69,7 @@ private Q_SLOTS:
         QTest::newRow("a L1 fast eager") << "demo-a" << 1 << int(M::FastEagerMetric) << "50.0%" << 0.5;
         QTest::newRow("a L1 fast compile") << "demo-a" << 1 << int(M::FastCompileMetric) << "50.0%" << 0.5;
         QTest::newRow("a L1 geo eager") << "demo-a" << 1 << int(M::GeomeanEagerMetric) << "1.00×" << 1.0;
-        QTest::newRow("a L1 geo compile") << "demo-a" << 1 << int(M::GeomeanCompileMetric) << "0.61×" << std::sqrt(1.5 * 0.25);
+        QTest::newRow("a L1 geo compile") << "demo-a" << 1 << int(M::GeomeanCompileMetric) << "0.612×" << std::sqrt(1.5 * 0.25);
         QTest::newRow("a L2 pass") << "demo-a" << 2 << int(M::PassMetric) << "0.0%" << 0.0;
         QTest::newRow("a L2 geo eager") << "demo-a" << 2 << int(M::GeomeanEagerMetric) << "n/a" << na;
         QTest::newRow("a L3 fast eager") << "demo-a" << 3 << int(M::FastEagerMetric) << "100.0%" << 1.0;
@@ -83,7 +83,7 @@ private Q_SLOTS:
         QTest::newRow("b L2 pass") << "demo-b" << 2 << int(M::PassMetric) << "100.0%" << 1.0;
         QTest::newRow("b L2 fast eager") << "demo-b" << 2 << int(M::FastEagerMetric) << "100.0%" << 1.0;
         QTest::newRow("b L2 fast compile") << "demo-b" << 2 << int(M::FastCompileMetric) << "0.0%" << 0.0;
-        QTest::newRow("b L2 geo compile") << "demo-b" << 2 << int(M::GeomeanCompileMetric) << "0.90×" << 0.9;
+        QTest::newRow("b L2 geo compile") << "demo-b" << 2 << int(M::GeomeanCompileMetric) << "0.900×" << 0.9;
         QTest::newRow("b L3 pass") << "demo-b" << 3 << int(M::PassMetric) << "0.0%" << 0.0;
         QTest::newRow("b overall pass") << "demo-b" << 0 << int(M::PassMetric) << "40.0%" << 0.4;
     }
@@ -100,7 +100,11 @@ private Q_SLOTS:
         const int column = m.columnFor(level, static_cast<M>(metric));
         QVERIFY(column >= 0);
         const QModelIndex index = m.index(m.rowOfModel(model), column);
-        QCOMPARE(index.data().toString(), text);
+        // A geomean shows its 95% bootstrap interval after the value: "1.25× [1.25, 1.25]".
+        const QString shown = index.data().toString();
+        QCOMPARE(shown.section(QStringLiteral(" ["), 0, 0), text);
+        const bool geomean = metric == int(M::GeomeanEagerMetric) || metric == int(M::GeomeanCompileMetric);
+        QCOMPARE(shown.contains(QStringLiteral(" [")), geomean && !std::isnan(value));
         QCOMPARE(index.data(LeaderboardModel::LevelRole).toInt(), level);
         QCOMPARE(index.data(LeaderboardModel::MetricRole).toInt(), metric);
         const QVariant v = index.data(LeaderboardModel::ValueRole);
@@ -140,7 +144,8 @@ private Q_SLOTS:
         m.setSnapshot(test::loadSnapshot(fixture.path()), fixture.run1());
         const int b = m.rowOfModel(QStringLiteral("demo-b"));
         QCOMPARE(m.index(b, m.columnFor(1, M::PassMetric)).data().toString(), QStringLiteral("50.0%"));
-        QCOMPARE(m.index(b, m.columnFor(1, M::GeomeanEagerMetric)).data().toString(), QStringLiteral("40.0×"));
+        QCOMPARE(m.index(b, m.columnFor(1, M::GeomeanEagerMetric)).data().toString(),
+                 QStringLiteral("40.0× [40.0, 40.0]")); // one task: its bootstrap cannot vary
         QCOMPARE(test::text(&m, b, LeaderboardModel::SuspiciousColumn), QStringLiteral("0"));
     }
 

@@ -3,6 +3,9 @@
 #include "guifixture.h"
 #include "guitesthelpers.h"
 
+#include "db/database.h"
+#include "db/sqlite.h"
+
 #include "data/cellstyle.h"
 #include "models/resultsmodel.h"
 
@@ -63,7 +66,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("kind");
         QTest::addColumn<QString>("verdict");
         QTest::newRow("a relu faster") << "l1_relu" << "demo-a" << "2.00×" << int(CellKind::Faster) << "correct";
-        QTest::newRow("a matmul slower") << "l1_matmul" << "demo-a" << "0.50×" << int(CellKind::Slower) << "correct";
+        QTest::newRow("a matmul slower") << "l1_matmul" << "demo-a" << "0.500×" << int(CellKind::Slower) << "correct";
         QTest::newRow("a conv incorrect") << "l2_conv_bias" << "demo-a" << "incorrect" << int(CellKind::Incorrect) << "incorrect";
         QTest::newRow("a mlp faster") << "l3_mlp" << "demo-a" << "1.25×" << int(CellKind::Faster) << "correct";
         QTest::newRow("b relu suspicious") << "l1_relu" << "demo-b" << "⚠ 40.0×" << int(CellKind::Suspicious) << "correct";
@@ -143,7 +146,7 @@ private Q_SLOTS:
         QCOMPARE(relu.data(ResultsModel::AttemptIdRole).toLongLong(), m_fixture.attempt(m_fixture.run2(), "demo-a", "l1_relu"));
         QCOMPARE(relu.data(ResultsModel::SpeedupRole).toDouble(), 2.5);
         const QModelIndex matmul = m.index(m.rowOfTask(QStringLiteral("l1_matmul")), m.columnOfModel(QStringLiteral("demo-a")));
-        QCOMPARE(matmul.data().toString(), QStringLiteral("0.50×  (1/2)"));
+        QCOMPARE(matmul.data().toString(), QStringLiteral("0.500×  (1/2)"));
 
         ResultsModel run2;
         run2.setSnapshot(m_snapshot, m_fixture.run2());
@@ -164,6 +167,43 @@ private Q_SLOTS:
         QVERIFY(conv > suspicious);
         QVERIFY(suspicious > build);
         QVERIFY(build > rejected);
+    }
+
+    // An attempt measured with an interval shows it; a noisy one is marked, in the cell and in
+    // its tool tip.
+    void intervalsAndNoisyTiming_data()
+    {
+        QTest::addColumn<bool>("noisy");
+        QTest::addColumn<QString>("regime");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("tight") << false << QStringLiteral("device-bound") << QStringLiteral("2.00× [1.95, 2.05]");
+        QTest::newRow("noisy") << true << QStringLiteral("launch-bound") << QStringLiteral("2.00× [1.95, 2.05] noisy");
+    }
+
+    void intervalsAndNoisyTiming()
+    {
+        QFETCH(bool, noisy);
+        QFETCH(QString, regime);
+        QFETCH(QString, text);
+        test::GuiFixture fixture;
+        const db::Id relu = fixture.attempt(fixture.run1(), "demo-a", "l1_relu");
+        {
+            db::Database database(fixture.path().toStdString());
+            db::Statement q(database.connection(),
+                            "INSERT INTO attempt_timing(attempt_id, speedup_eager_low, speedup_eager_high, "
+                            "noisy_eager, regime) VALUES (?, 1.95, 2.05, ?, ?)");
+            q.bind(1, relu).bind(2, noisy).bind(3, regime.toStdString()).exec();
+        }
+        ResultsModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setSnapshot(test::loadSnapshot(fixture.path()), fixture.run1());
+        const QModelIndex cell = m.index(m.rowOfTask(QStringLiteral("l1_relu")), m.columnOfModel(QStringLiteral("demo-a")));
+        QCOMPARE(cell.data().toString(), text);
+        const QString tip = cell.data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("2.00× [1.95, 2.05] vs eager")), qPrintable(tip));
+        QCOMPARE(tip.contains(QStringLiteral("noisy timing")), noisy);
+        QVERIFY2(tip.contains(regime), qPrintable(tip));
+        QCOMPARE(cell.data(ResultsModel::SpeedupRole).toDouble(), 2.0); // the point estimate
     }
 
 private:
