@@ -81,6 +81,16 @@ class _JudgeBase(unittest.TestCase):
             self.assertIn(message, doc["message"], lib.describe(doc))
         self.assertIsNone(doc["speedup"], lib.describe(doc))
 
+    def assertNoGain(self, doc, honest="judge_honest.py"):
+        """Caught, or at least no faster than the honest kernel it forges (every call counts
+        about its round trip on the judge's clock)."""
+        if doc["verdict"] == "rejected":
+            self.assertCaught(doc, "rejected", rule="runtime-unmeasured-work")
+            return
+        self.assertEqual(doc["verdict"], "correct", lib.describe(doc))
+        base = self.speedup(self.assertHonest(honest))
+        self.assertLess(self.speedup(doc), 1.25 * base, lib.describe(doc))
+
     def assertNotRejectedStatically(self, doc):
         self.assertFalse([f for f in doc["static_findings"] if f["severity"] == "reject" and f["line"] > 0],
                          "the attack must pass the static check: %s" % lib.describe(doc))
@@ -88,6 +98,19 @@ class _JudgeBase(unittest.TestCase):
 
 class IssueClassTests(_JudgeBase):
     """The seven attack classes that used to be accepted as correct (CPU versions)."""
+
+    def test_7_precision_downgrade(self):
+        """TF32-like inputs (10-bit mantissas) on a float32 task with TF32 off: inside
+        atol = rtol = 1e-4 on this task (worst element 0.29 of the tolerance), and its
+        relative 2-norm error against float64 (7.7e-6) is below the probe's floor (1e-4),
+        so it is neither incorrect nor flagged (measured: correct, no flag).
+        A fix: a probe whose inputs make 10-bit rounding exceed the tolerance (e.g. inputs
+        with a wide spread of magnitudes, or signed inputs: errors then do not average out),
+        or a floor relative to the float32 reference's own error only."""
+        doc = self.result("judge_tf32.py", RAND)
+        self.assertNotRejectedStatically(doc)
+        self.assertIn("precision-downgrade", {f["flag"] for f in doc["flags"]}, lib.describe(doc))
+
 
     def test_1_reaching_the_worker_harness(self):
         self.assertHonest()
@@ -168,6 +191,62 @@ class IssueClassTests(_JudgeBase):
 class JudgeDesignTests(_JudgeBase):
     """Attacks on the judge-owned timing design itself."""
 
+    def test_slot_file_truncated_kills_the_judge(self):
+        """The judge's CPU slots are files in the worker's own (writable) folder. After its
+        first timed call the candidate truncates its input slot's file: the judge's next
+        write of fresh inputs into its mapping raises SIGBUS and the judge dies (exit -7) with
+        no result at all, and leaves its temporary folders behind (so it was, before the judge
+        stopped mapping slot files: it now uses pread/pwrite only)."""
+        tmp = tempfile.mkdtemp(prefix="kbjudge-")
+        try:
+            e = {"file": os.path.join("judge", "judge_slot_truncate.py"), "task": SMALL,
+                 "request": {"policy": dict(POLICY)}}
+            code, doc, proc = lib.evaluate(e, extra_env={"TMPDIR": tmp})
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        self.assertIsNotNone(doc, "the judge died with exit code %s and no result" % code)
+        self.assertEqual(code, 0, lib.describe(doc, proc))
+        # the judge reads and writes slot files with pread/pwrite: a cut file is written whole
+        # again with the next call's inputs, or its short read fails the candidate; either way
+        # the candidate gains nothing over the honest kernel
+        if doc["verdict"] == "correct":
+            self.assertLess(self.speedup(doc), 1.25 * self.speedup(self.assertHonest()), lib.describe(doc))
+        else:
+            self.assertIn(doc["verdict"], ("runtime_error", "incorrect"), lib.describe(doc))
+
+
+    def test_forged_samples_with_the_right_sum(self):
+        """The judge's clock bounds the sum of a block's samples, but the speedup is taken
+        from their median: samples redistributed within a block (seven calls at 20% of
+        their time, three carrying the rest) keep the sum and cut the median. Measured:
+        correct, no flag, median 1.11 ms against the honest 2.59 ms, 18.2x against 7.0x. The worker's
+        clock is the candidate's to replace (time.perf_counter, from native code); a
+        SIGCONT from the judge marks the start of each block. A fix: time each call with
+        the judge's own clock (its wall time around the call, less its own measured
+        overhead) and never let a sample be below that; or take the speedup from block
+        sums (means) rather than medians of worker samples."""
+        doc = self.result("judge_clock_median.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertNoGain(doc)
+
+
+    def test_forgery_inside_the_judges_noise(self):
+        """Samples forged to a quarter of the real time on the fast kernel (~2 ms hidden
+        per call). The judge forgives unexplained time up to three standard errors of the
+        per-block overheads; one block with a 60 ms per call delay outside its samples
+        raises the standard error far more than the mean, so the forgery passes as noise.
+        Measured: correct, 27.5x (honest ~7-8x), the candidate's overhead 34.4 ms per call
+        against the reference's 8.9 ms, unexplained 0. (Without the outlier block, on a
+        loaded machine the same forgery passed at 29.4x in one run and was caught in
+        another.) A fix: time each call with the judge's clock around the call alone (send
+        to reply), not around the judge's own input generation and sketching, bound every
+        sample by it, and test the sum of the hidden time rather than a mean with a
+        standard-error allowance the candidate can widen."""
+        doc = self.result("judge_clock_noise.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertNoGain(doc)
+
+
     def test_wide_honest_control(self):
         self.assertHonest(task=WIDE)
 
@@ -228,33 +307,6 @@ class OpenAttackTests(_JudgeBase):
         self.assertNotRejectedStatically(doc)
         self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
 
-    def test_7_precision_downgrade(self):
-        """TF32-like inputs (10-bit mantissas) on a float32 task with TF32 off: inside
-        atol = rtol = 1e-4 on this task (worst element 0.29 of the tolerance), and its
-        relative 2-norm error against float64 (7.7e-6) is below the probe's floor (1e-4),
-        so it is neither incorrect nor flagged (measured: correct, no flag).
-        A fix: a probe whose inputs make 10-bit rounding exceed the tolerance (e.g. inputs
-        with a wide spread of magnitudes, or signed inputs: errors then do not average out),
-        or a floor relative to the float32 reference's own error only."""
-        doc = self.result("judge_tf32.py", RAND)
-        self.assertNotRejectedStatically(doc)
-        self.assertIn("precision-downgrade", {f["flag"] for f in doc["flags"]}, lib.describe(doc))
-
-
-    def test_forged_samples_with_the_right_sum(self):
-        """The judge's clock bounds the sum of a block's samples, but the speedup is taken
-        from their median: samples redistributed within a block (seven calls at 20% of
-        their time, three carrying the rest) keep the sum and cut the median. Measured:
-        correct, no flag, median 1.11 ms against the honest 2.59 ms, 18.2x against 7.0x. The worker's
-        clock is the candidate's to replace (time.perf_counter, from native code); a
-        SIGCONT from the judge marks the start of each block. A fix: time each call with
-        the judge's own clock (its wall time around the call, less its own measured
-        overhead) and never let a sample be below that; or take the speedup from block
-        sums (means) rather than medians of worker samples."""
-        doc = self.result("judge_clock_median.py")
-        self.assertNotRejectedStatically(doc)
-        self.assertEqual(doc["verdict"], "rejected", lib.describe(doc))
-
     def test_helper_that_exits_before_the_block_ends(self):
         """A fresh clone(CLONE_VM) helper per call does half of the rows on another CPU
         and exits before the call returns; SIGCHLD is ignored, so the kernel reaps it at
@@ -267,22 +319,6 @@ class OpenAttackTests(_JudgeBase):
         doc = self.result("judge_clone_transient.py")
         self.assertNotRejectedStatically(doc)
         self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
-
-    def test_forgery_inside_the_judges_noise(self):
-        """Samples forged to a quarter of the real time on the fast kernel (~2 ms hidden
-        per call). The judge forgives unexplained time up to three standard errors of the
-        per-block overheads; one block with a 60 ms per call delay outside its samples
-        raises the standard error far more than the mean, so the forgery passes as noise.
-        Measured: correct, 27.5x (honest ~7-8x), the candidate's overhead 34.4 ms per call
-        against the reference's 8.9 ms, unexplained 0. (Without the outlier block, on a
-        loaded machine the same forgery passed at 29.4x in one run and was caught in
-        another.) A fix: time each call with the judge's clock around the call alone (send
-        to reply), not around the judge's own input generation and sketching, bound every
-        sample by it, and test the sum of the hidden time rather than a mean with a
-        standard-error allowance the candidate can widen."""
-        doc = self.result("judge_clock_noise.py")
-        self.assertNotRejectedStatically(doc)
-        self.assertEqual(doc["verdict"], "rejected", lib.describe(doc))
 
     def test_unsandboxed_helper_escapes_the_stop(self):
         """Without the sandbox (sandbox "none", or "auto" where bwrap is missing) a helper
@@ -301,25 +337,6 @@ class OpenAttackTests(_JudgeBase):
         self.assertNotRejectedStatically(doc)
         self.assertNotIn("adv-escape: stopping the reference", doc["worker_log_tail"], lib.describe(doc))
         self.assertNotEqual(doc["verdict"], "correct", lib.describe(doc))
-
-    def test_slot_file_truncated_kills_the_judge(self):
-        """The judge's CPU slots are files in the worker's own (writable) folder. After its
-        first timed call the candidate truncates its input slot's file: the judge's next
-        write of fresh inputs into its mapping raises SIGBUS and the judge dies (exit -7) with
-        no result at all, and leaves its temporary folders behind. A candidate about to be
-        found incorrect or slow can end every evaluation this way. A fix: slots the worker
-        cannot resize (memfd sealed with F_SEAL_SHRINK | F_SEAL_GROW, passed as a file
-        descriptor; or files outside the worker's writable folders), and a judge that
-        survives a fault on a worker-shared mapping."""
-        tmp = tempfile.mkdtemp(prefix="kbjudge-")
-        try:
-            e = {"file": os.path.join("judge", "judge_slot_truncate.py"), "task": SMALL,
-                 "request": {"policy": dict(POLICY)}}
-            code, doc, proc = lib.evaluate(e, extra_env={"TMPDIR": tmp})
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        self.assertIsNotNone(doc, "the judge died with exit code %s and no result" % code)
-        self.assertIn(doc["verdict"], ("runtime_error", "incorrect"), lib.describe(doc))
 
 
 if __name__ == "__main__":

@@ -499,13 +499,25 @@ class InterleavedTiming:
         """The most a forgery could still hide per call: the two allowances."""
         return self.forged_ms()[2] + self.unexplained_ms()[2]
 
+    def call_allowance(self):
+        """The harness's own time per call outside the sample: the median of the reference's
+        (round trip - sample)."""
+        ref = self.sides[1]
+        gaps = [t - x for r, tr in zip(ref.rounds, ref.trips) for x, t in zip(r, tr)]
+        return median(gaps) if gaps else 0.0
+
     def effective_rounds(self, side):
-        """A side's samples as they count: the reference's as measured; the candidate's plus
-        the time per call the judge's clock saw beyond them (forged samples, deferred work)."""
-        if side is not self.sides[0]:
+        """A side's samples as they count. Call by call, on both sides alike: never less than
+        the judge's round trip minus the harness's own median time per call, never more than
+        the round trip itself -- so a sample reshaped or scaled call by call counts about what
+        the call really took, and identical code stays at 1.00x (both sides see the same
+        clock noise). The candidate's then carry what the robust tests found beyond that
+        (work after the returns, a shift of the whole distribution)."""
+        a = self.call_allowance()
+        u = (self.forged_ms()[0] + self.unexplained_ms()[0]) if side is self.sides[0] else 0.0
+        if not side.trips:
             return side.rounds
-        u = self.forged_ms()[0] + self.unexplained_ms()[0]
-        return [[x + u for x in r] for r in side.rounds]
+        return [[min(max(x, t - a), t) + u for x, t in zip(r, tr)] for r, tr in zip(side.rounds, side.trips)]
 
     def speedup(self, ref):
         cand_rounds = self.effective_rounds(self.sides[0])
