@@ -60,6 +60,21 @@ QString findingExplanation(const std::string& rule)
         {"wall-clock-exceeds-timing",
          "The wall clock is much longer than the timed duration: work may have happened outside "
          "the timed window."},
+        {"runtime-unmeasured-work",
+         "The judge's own clock saw the calls take far longer than the candidate's samples say: "
+         "samples forged, or work moved outside the measured window."},
+        {"runtime-hidden-parallelism",
+         "The candidate's processes (or the whole machine) used more CPU during its timed calls "
+         "than its thread budget allows: work ran in parallel where it is not counted."},
+        {"runtime-precision-downgrade",
+         "On a float32 task the output carries the error of rounding its inputs to a short "
+         "mantissa (TF32, fp16 or bf16), which a float32 kernel does not make."},
+        {"runtime-background-thread",
+         "A Python thread the candidate started was still running: work can happen outside the "
+         "timed window."},
+        {"noisy-timing",
+         "The speedup's 95% interval is wider than the noisy limit: the number is uncertain, "
+         "not suspicious."},
         {"non-finite-output", "The output contains NaN or infinity."},
         {"near-constant",
          "The task's output is nearly constant, so a constant answer could pass the check."},
