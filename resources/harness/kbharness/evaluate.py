@@ -1078,7 +1078,6 @@ class Evaluation:
         self.result["timing"]["roofline"] = self._roofline([template], [reference_output], cstats)
         # the judge's clock: time the candidate's samples leave out
         worker_median = interleave.median(cand.samples) or 0.0
-        counted = cstats.get("median_ms") or 0.0
         fraction = interleave.UNEXPLAINED_REJECT_FRACTION if cuda else interleave.UNEXPLAINED_REJECT_FRACTION_CPU
         # the verdict rests on the robust tests alone (the call-by-call floor shifts both sides
         # alike with the machine's noise and decides only the numbers)
