@@ -56,10 +56,10 @@ int exportJson(db::Connection& conn, const report::ExportFilter& filter, const Q
     // All or nothing: a failed export leaves no half-written file (and an older one intact).
     QSaveFile file(outPath);
     if (!file.open(QIODevice::WriteOnly))
-        return fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
+        return fail(QStringLiteral("cannot write '%1': %2").arg(outPath, file.errorString()));
     written = report::writeJsonExport(conn, filter, file);
     if (!file.commit())
-        return fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
+        return fail(QStringLiteral("cannot write '%1': %2").arg(outPath, file.errorString()));
     out(QStringLiteral("wrote json to %1 (%2 attempts)\n").arg(outPath).arg(written));
     return 0;
 }
