@@ -221,7 +221,8 @@ QStringList storedVerdictNames()
             QStringLiteral("incorrect"),     QStringLiteral("build_error"),
             QStringLiteral("runtime_error"), QStringLiteral("timeout"),
             QStringLiteral("rejected"),      QStringLiteral("invalid_candidate"),
-            QStringLiteral("no_candidate"),  QStringLiteral("harness_error")};
+            QStringLiteral("no_candidate"),  QStringLiteral("harness_error"),
+            QStringLiteral("provider_error"), QStringLiteral("infra_error")};
 }
 
 QJsonObject publicRunSettings(const db::RunRow& run)

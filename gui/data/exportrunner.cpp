@@ -51,7 +51,8 @@ GuiExportFilter exportFilterFor(const ResultsFilterProxy& proxy, db::Id runScope
         out.filter.verdicts = {QStringLiteral("incorrect"),     QStringLiteral("build_error"),
                                QStringLiteral("runtime_error"), QStringLiteral("timeout"),
                                QStringLiteral("rejected"),      QStringLiteral("invalid_candidate"),
-                               QStringLiteral("no_candidate"),  QStringLiteral("harness_error")};
+                               QStringLiteral("no_candidate"),  QStringLiteral("harness_error"),
+                               QStringLiteral("provider_error"), QStringLiteral("infra_error")};
         break;
     case V::Pending:
         out.filter.verdicts = {QStringLiteral("pending")};

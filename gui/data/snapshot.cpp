@@ -219,7 +219,7 @@ Snapshot readSummaries(db::Connection& conn)
                              "sum(verdict = 'rejected' OR review = 'rejected'), sum(review = 'accepted'), "
                              "total(speedup_eager), total(speedup_compile), total(cost_usd), max(id), "
                              "sum(instr('pending correct incorrect build_error runtime_error timeout rejected "
-                             "invalid_candidate no_candidate harness_error', verdict)) "
+                             "invalid_candidate no_candidate harness_error provider_error infra_error', verdict)) "
                              "FROM attempts GROUP BY run_id");
         while (counts.step()) {
             RunSummary* summary = summaryOf(counts.int64(0));
