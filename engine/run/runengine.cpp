@@ -934,6 +934,7 @@ void RunEngine::finishRun(const QString& status, QString message)
         return;
     emitProgress();
     killAll();
+    QString reported = status;
     try {
         db::RunRepository(m_db->connection()).setRunStatus(runId, status.toStdString(), message.toStdString());
         db::LeaseRepository(m_db->connection()).releaseRun(m_owner.toStdString());
@@ -941,6 +942,9 @@ void RunEngine::finishRun(const QString& status, QString message)
         Q_EMIT logLine(QStringLiteral("cannot record the end of run %1: %2").arg(runId).arg(QString::fromUtf8(e.what())));
         message += QStringLiteral(". The run stopped; what was stored is intact, and it resumes from there once the "
                                   "database can be written again");
+        // a run the database would not call finished is not reported finished either
+        if (reported == QLatin1String("finished"))
+            reported = QStringLiteral("stopped");
         // The database takes no writes: step back so the run can be taken over at once.
         m_heartbeat.stop();
         markEngineGone(m_owner);
@@ -948,7 +952,7 @@ void RunEngine::finishRun(const QString& status, QString message)
     }
     m_runId = 0;
     m_paused = false;
-    Q_EMIT runFinished(runId, status, message);
+    Q_EMIT runFinished(runId, reported, message);
 }
 
 // --- Scheduling: engine registration, heartbeat, control flags, retries -----------------------
