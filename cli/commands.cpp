@@ -98,6 +98,10 @@ int runCommand(const QStringList& args)
     p.addOption({QStringLiteral("timeout"), QStringLiteral("Seconds for one evaluation (default 300)."), QStringLiteral("S"), QStringLiteral("300")});
     p.addOption({QStringLiteral("build-timeout"), QStringLiteral("Seconds for one build (default 900)."), QStringLiteral("S"), QStringLiteral("900")});
     p.addOption({QStringLiteral("compile"), QStringLiteral("Also time torch.compile as a baseline.")});
+    p.addOption({QStringLiteral("compile-mode"), QStringLiteral("torch.compile mode of that baseline: default, reduce-overhead, max-autotune or max-autotune-no-cudagraphs (default default)."),
+                 QStringLiteral("MODE"), QStringLiteral("default")});
+    p.addOption({QStringLiteral("tf32"), QStringLiteral("Allow TF32 matrix arithmetic on float32 tasks (off by default; recorded with every number).")});
+    p.addOption({QStringLiteral("max-timing-seconds"), QStringLiteral("Time cap of one attempt's interleaved timing (default 10)."), QStringLiteral("S"), QStringLiteral("10")});
     p.addOption({QStringLiteral("vendor-libraries"), QStringLiteral("Vendor libraries candidates may call: none, gemm, conv or all (default none)."),
                  QStringLiteral("WHICH"), QStringLiteral("none")});
     p.addOption({QStringLiteral("name"), QStringLiteral("Run name."), QStringLiteral("NAME")});
@@ -160,6 +164,15 @@ int runCommand(const QStringList& args)
         spec.settings.timeoutSeconds = p.value(QStringLiteral("timeout")).toDouble();
         spec.settings.buildTimeoutSeconds = p.value(QStringLiteral("build-timeout")).toDouble();
         spec.settings.compileBaseline = p.isSet(QStringLiteral("compile"));
+        spec.settings.compileMode = p.value(QStringLiteral("compile-mode"));
+        spec.settings.allowTf32 = p.isSet(QStringLiteral("tf32"));
+        spec.settings.maxTimingSeconds = p.value(QStringLiteral("max-timing-seconds")).toDouble();
+        if (!QStringList{QStringLiteral("default"), QStringLiteral("reduce-overhead"), QStringLiteral("max-autotune"),
+                         QStringLiteral("max-autotune-no-cudagraphs")}.contains(spec.settings.compileMode))
+            return fail(QStringLiteral("--compile-mode must be default, reduce-overhead, max-autotune or "
+                                       "max-autotune-no-cudagraphs"), 2);
+        if (!(spec.settings.maxTimingSeconds > 0 && spec.settings.maxTimingSeconds <= 3600))
+            return fail(QStringLiteral("--max-timing-seconds must be between 0 and 3600"), 2);
         spec.settings.vendorLibraries = p.value(QStringLiteral("vendor-libraries"));
         spec.settings.backend = p.value(QStringLiteral("backend"));
         spec.settings.slurmPartition = p.value(QStringLiteral("slurm-partition"));

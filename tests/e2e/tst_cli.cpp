@@ -83,6 +83,8 @@ private Q_SLOTS:
         QTest::newRow("unknown command") << QStringList{QStringLiteral("fly")} << 2 << QStringLiteral("unknown command");
         QTest::newRow("unknown option") << QStringList{QStringLiteral("run"), QStringLiteral("--warp")} << 2 << QStringLiteral("warp");
         QTest::newRow("bad vendor libraries") << QStringList{QStringLiteral("run"), QStringLiteral("--models"), QStringLiteral("demo-a"), QStringLiteral("--vendor-libraries"), QStringLiteral("mkl"), QStringLiteral("--db"), QStringLiteral(":memory:")} << 2 << QStringLiteral("--vendor-libraries");
+        QTest::newRow("bad compile mode") << QStringList{QStringLiteral("run"), QStringLiteral("--models"), QStringLiteral("demo-a"), QStringLiteral("--compile-mode"), QStringLiteral("fastest"), QStringLiteral("--db"), QStringLiteral(":memory:")} << 2 << QStringLiteral("--compile-mode");
+        QTest::newRow("bad timing cap") << QStringList{QStringLiteral("run"), QStringLiteral("--models"), QStringLiteral("demo-a"), QStringLiteral("--max-timing-seconds"), QStringLiteral("0"), QStringLiteral("--db"), QStringLiteral(":memory:")} << 2 << QStringLiteral("--max-timing-seconds");
         QTest::newRow("bad device") << QStringList{QStringLiteral("run"), QStringLiteral("--models"), QStringLiteral("demo-a"), QStringLiteral("--device"), QStringLiteral("tpu"), QStringLiteral("--db"), QStringLiteral(":memory:")} << 2 << QStringLiteral("--device");
     }
     void usageErrors()
