@@ -39,7 +39,7 @@ import time
 from . import codec, evidence, procset, seeds
 
 BLOCK_CALLS = 10          # counted calls per block
-TARGET_REL_HALFWIDTH = 0.015  # stop when the speedup's 95% interval is this tight
+TARGET_REL_HALFWIDTH = 0.02   # stop when the speedup's 95% interval is this tight
 NOISY_REL_HALFWIDTH = 0.03    # wider than this at the stop: noisy
 MIN_ROUNDS = 3
 MAX_ROUNDS = 400
