@@ -1078,6 +1078,12 @@ class Evaluation:
         self.result["timing"]["roofline"] = self._roofline([template], [reference_output], cstats)
         # the judge's clock: time the candidate's samples leave out
         worker_median = interleave.median(cand.samples) or 0.0
+        impossible = timer.impossible_samples()
+        if impossible:
+            return self.reject_at_runtime(
+                "runtime-unmeasured-work",
+                "%d of the candidate's samples are longer than the judge's clock says the calls took: the samples "
+                "were forged" % impossible)
         fraction = interleave.UNEXPLAINED_REJECT_FRACTION if cuda else interleave.UNEXPLAINED_REJECT_FRACTION_CPU
         # the verdict rests on the robust tests alone (the call-by-call floor shifts both sides
         # alike with the machine's noise and decides only the numbers)
