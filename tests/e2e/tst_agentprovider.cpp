@@ -183,6 +183,9 @@ private Q_SLOTS:
                     QStringLiteral("3"),
                     QStringLiteral("--jobs"),
                     QStringLiteral("1"),
+                    // the scripted replies are the agent's turns; the pre-flight request has
+                    // tests of its own (e2e.providercli)
+                    QStringLiteral("--no-preflight"),
                     QStringLiteral("--db"),
                     db},
                    env, 280000);
