@@ -224,7 +224,9 @@ class JudgeDesignTests(_JudgeBase):
         SIGCONT from the judge marks the start of each block. A fix: time each call with
         the judge's own clock (its wall time around the call, less its own measured
         overhead) and never let a sample be below that; or take the speedup from block
-        sums (means) rather than medians of worker samples."""
+        sums (means) rather than medians of worker samples. (Done: every call counts at
+        least its round trip less the harness's own time, at most the round trip, and a
+        sample longer than its round trip is rejected.)"""
         doc = self.result("judge_clock_median.py")
         self.assertNotRejectedStatically(doc)
         self.assertNoGain(doc)
@@ -241,7 +243,8 @@ class JudgeDesignTests(_JudgeBase):
         another.) A fix: time each call with the judge's clock around the call alone (send
         to reply), not around the judge's own input generation and sketching, bound every
         sample by it, and test the sum of the hidden time rather than a mean with a
-        standard-error allowance the candidate can widen."""
+        standard-error allowance the candidate can widen. (Done: every call is bounded by its
+        own round trip; the tests compare lower quartiles with a deviation-based allowance.)"""
         doc = self.result("judge_clock_noise.py")
         self.assertNotRejectedStatically(doc)
         self.assertNoGain(doc)
