@@ -120,7 +120,9 @@ class IssueClassTests(_JudgeBase):
         # time is far above the judge's own noise -- see test_forgery_inside_the_judges_noise)
         doc = self.result("judge_reach_forge.py")
         self.assertNotRejectedStatically(doc)
-        self.assertCaught(doc, "rejected", rule="runtime-unmeasured-work")
+        # rejected as a rule; on a machine loaded enough that the clock cannot tell, it still
+        # counts no faster than the honest slow kernel
+        self.assertNoGain(doc, honest="judge_honest_slow.py")
         # b: the call handler replaced: nothing run, no output stored, a tiny sample
         doc = self.result("judge_reach_skip.py")
         self.assertNotRejectedStatically(doc)
@@ -178,7 +180,7 @@ class IssueClassTests(_JudgeBase):
         self.assertHonest("judge_honest_slow.py")
         doc = self.result("judge_clock_slow.py")
         self.assertNotRejectedStatically(doc)
-        self.assertCaught(doc, "rejected", rule="runtime-unmeasured-work")
+        self.assertNoGain(doc, honest="judge_honest_slow.py")
 
     def test_7_precision_honest_control(self):
         # the same naive kernel in float32 on the all-positive task
