@@ -17,8 +17,8 @@ import sys
 import tempfile
 import time
 
-from . import (RESULT_SCHEMA, buildcache, codec, compare, envinfo, nvml, precision, seeds, static_check, taskload,
-               timing, validate_task)
+from . import (RESULT_SCHEMA, buildcache, codec, compare, envinfo, evidence, nvml, precision, procset, seeds,
+               static_check, taskload, timing, validate_task)
 from .request import RequestError
 
 # Resolved: a harness reached through a symbolic link under /tmp would vanish behind the
@@ -218,21 +218,6 @@ def _python_roots():
     return sorted(r for r in roots if r)
 
 
-def _children(pid):
-    out = []
-    try:
-        tasks = os.listdir("/proc/%d/task" % pid)
-    except OSError:
-        return out
-    for tid in tasks:
-        try:
-            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
-                out.extend(int(x) for x in f.read().split())
-        except (OSError, ValueError):
-            pass
-    return out
-
-
 _WORKER_ENV = frozenset({
     "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "SHELL", "TMPDIR", "CC", "CXX",
     "CFLAGS", "CXXFLAGS", "LDFLAGS", "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH",
@@ -247,13 +232,6 @@ def _worker_env_ok(name):
     if name.startswith("KBHARNESS_"):
         return False
     return name in _WORKER_ENV or name.startswith(_WORKER_ENV_PREFIXES)
-
-
-def os_thread_count(pid):
-    try:
-        return len(os.listdir("/proc/%d/task" % pid))
-    except OSError:
-        return None
 
 
 class TaskFailure(Exception):
@@ -345,12 +323,8 @@ class WorkerHandle:
             if b"kbharness.worker" in cmdline and argv0 != b"bwrap":
                 self._worker_pid = pid
                 return pid
-            queue.extend(_children(pid))
+            queue.extend(procset.children(pid))
         return None
-
-    def os_threads(self):
-        pid = self.worker_pid()
-        return os_thread_count(pid) if pid else None
 
     def kill(self):
         if self.proc.poll() is None:
@@ -947,12 +921,11 @@ class Evaluation:
 
         reference_output = box.pop()
         req = self.req
-        cuda = self.device.startswith("cuda")
         template = self._inputs(seeds.timing_seed(req["seed"], 0))
         if self.large:
             # the slots need shapes and dtypes only: a 6 GB input or output is not kept twice
             template = [torch_empty_like(x) for x in template]
-            reference_output = _map_tensors(reference_output, torch_empty_like)
+            reference_output = evidence.map_tensors(reference_output, torch_empty_like)
             try:
                 worker.call({"cmd": "unbind"}, b"", 120.0, "timing set-up")  # the worker gives cached memory back
             except WorkerFailure as e:
@@ -1162,16 +1135,6 @@ def torch_empty_like(x):
     import torch
 
     return torch.empty_like(x) if isinstance(x, torch.Tensor) else x
-
-
-def _map_tensors(value, fn):
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return fn(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_map_tensors(v, fn) for v in value)
-    return value
 
 
 def _mean(xs):

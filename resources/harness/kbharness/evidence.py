@@ -32,6 +32,28 @@ Z = 8.0
 ROUNDING_SLACK = 1e-9
 
 
+def tensor_leaves(value):
+    """The tensors of a tensor or a (nested) list/tuple of them, in order."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in tensor_leaves(v)]
+    return []
+
+
+def map_tensors(value, fn):
+    """``fn`` applied to every tensor of a (nested) list/tuple, the structure kept."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return fn(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(map_tensors(v, fn) for v in value)
+    return value
+
+
 class Sketcher:
     """Secret random vectors on one device, made once per evaluation."""
 
@@ -49,18 +71,6 @@ class Sketcher:
         self.k = vectors
         self.length = length
         self.seed = int(seed)
-
-    def _leaves(self, value):
-        import torch
-
-        if isinstance(value, torch.Tensor):
-            return [value]
-        if isinstance(value, (list, tuple)):
-            out = []
-            for v in value:
-                out.extend(self._leaves(v))
-            return out
-        return []
 
     def _chunks(self, t):
         import torch
@@ -87,7 +97,7 @@ class Sketcher:
         samples = []
         chunk = 0
         eff_atols = []
-        for li, leaf in enumerate(self._leaves(value)):
+        for li, leaf in enumerate(tensor_leaves(value)):
             eff_atol = atol
             if strict_atol_fraction is not None and leaf.is_floating_point() and leaf.numel():
                 finite = leaf[torch.isfinite(leaf)]

@@ -178,7 +178,7 @@ class InterleavedTiming:
         # longer secret vectors on a GPU: fewer chunks (launches) per output
         self.sketcher = evidence.Sketcher(self.device, seeds.derive(self.req["seed"], "sketch"),
                                           length=(1 << 23) if self.cuda else evidence.VECTOR_LENGTH)
-        self.out_template = [t for t in _leaves(reference_output)]
+        self.out_template = evidence.tensor_leaves(reference_output)
         self.flush = None
         if self.cuda:
             from .timing import L2_FLUSH_BYTES
@@ -560,16 +560,3 @@ class InterleavedTiming:
 
 def _number(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
-
-
-def _leaves(value):
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        out = []
-        for v in value:
-            out.extend(_leaves(v))
-        return out
-    return []

@@ -22,6 +22,8 @@ are equally sensitive to the cleared bits, so they are never flagged by the firs
 
 import copy
 
+from .evidence import map_tensors, tensor_leaves
+
 DROP = 8.0
 # how far above the float32 reference's own error: far for the absolute rule, a little for the
 # drop rule (which by itself already separates rounded inputs from float32 arithmetic)
@@ -33,20 +35,10 @@ ABSOLUTE = 1e-4
 MAX_BYTES = 256 << 20
 
 
-def _map(value, fn):
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return fn(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_map(v, fn) for v in value)
-    return value
-
-
 def _double(value):
     import torch
 
-    return _map(value, lambda t: t.double() if t.dtype == torch.float32 else t)
+    return map_tensors(value, lambda t: t.double() if t.dtype == torch.float32 else t)
 
 
 def short_mantissa(value):
@@ -60,20 +52,7 @@ def short_mantissa(value):
         bits = t.contiguous().view(torch.int32) & ~0xFFFF
         return bits.view(torch.float32).reshape(t.shape)
 
-    return _map(value, clear)
-
-
-def _leaves(value):
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        out = []
-        for v in value:
-            out.extend(_leaves(v))
-        return out
-    return []
+    return map_tensors(value, clear)
 
 
 def relative_error(value, exact):
@@ -81,7 +60,7 @@ def relative_error(value, exact):
     import torch
 
     num = den = 0.0
-    for v, e in zip(_leaves(value), _leaves(exact)):
+    for v, e in zip(tensor_leaves(value), tensor_leaves(exact)):
         if not (v.is_floating_point() and e.is_floating_point()) or v.shape != e.shape:
             continue
         v64, e64 = v.detach().to(e.device).double(), e.detach().double()
@@ -98,12 +77,12 @@ def applies(req, inputs, expected):
 
     if req["precision"] != "fp32" or req["allow_tf32"]:
         return False
-    outs = _leaves(expected)
+    outs = tensor_leaves(expected)
     if not outs or not all(o.dtype == torch.float32 for o in outs):
         return False
-    if not any(t.dtype == torch.float32 for t in _leaves(inputs)):
+    if not any(t.dtype == torch.float32 for t in tensor_leaves(inputs)):
         return False
-    size = sum(t.numel() * t.element_size() for t in _leaves(inputs))
+    size = sum(t.numel() * t.element_size() for t in tensor_leaves(inputs))
     return size <= MAX_BYTES
 
 

@@ -56,7 +56,7 @@ def _all_pids():
     return [int(n) for n in names if n.isdigit()]
 
 
-def _children(pid):
+def children(pid):
     out = []
     try:
         tasks = os.listdir("/proc/%d/task" % pid)
@@ -108,7 +108,7 @@ class ProcessSet:
                 if pid in seen or pid in self.exclude:
                     continue
                 seen.add(pid)
-                queue.extend(_children(pid))
+                queue.extend(children(pid))
             return sorted(seen)
         seen, queue = set(), [self.root]
         while queue:
@@ -116,7 +116,7 @@ class ProcessSet:
             if pid in seen or pid in self.exclude:
                 continue
             seen.add(pid)
-            queue.extend(_children(pid))
+            queue.extend(children(pid))
         if self.session is not None:
             for pid in _all_pids():
                 if pid in seen or pid in self.exclude:
