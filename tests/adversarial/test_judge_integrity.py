@@ -88,8 +88,10 @@ class _JudgeBase(unittest.TestCase):
             self.assertCaught(doc, "rejected", rule="runtime-unmeasured-work")
             return
         self.assertEqual(doc["verdict"], "correct", lib.describe(doc))
+        # the forgeries here claim 4-5x the honest speed; a loaded machine's measurement of the
+        # same kernel varies by tens of percent between evaluations, so the bound is 2x
         base = self.speedup(self.assertHonest(honest))
-        self.assertLess(self.speedup(doc), 1.25 * base, lib.describe(doc))
+        self.assertLess(self.speedup(doc), 2.0 * base, lib.describe(doc))
 
     def assertNotRejectedStatically(self, doc):
         self.assertFalse([f for f in doc["static_findings"] if f["severity"] == "reject" and f["line"] > 0],
@@ -212,7 +214,7 @@ class JudgeDesignTests(_JudgeBase):
         # again with the next call's inputs, or its short read fails the candidate; either way
         # the candidate gains nothing over the honest kernel
         if doc["verdict"] == "correct":
-            self.assertLess(self.speedup(doc), 1.25 * self.speedup(self.assertHonest()), lib.describe(doc))
+            self.assertLess(self.speedup(doc), 2.0 * self.speedup(self.assertHonest()), lib.describe(doc))
         else:
             self.assertIn(doc["verdict"], ("runtime_error", "incorrect"), lib.describe(doc))
 
