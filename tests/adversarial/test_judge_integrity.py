@@ -146,17 +146,7 @@ class IssueClassTests(_JudgeBase):
         self.assertTrue(doc["correctness"]["passed"])
         self.assertCaught(doc, "incorrect", message="the output of timed call r0-0 differs from the reference")
 
-    # Class 4 on a loaded machine: the CPU-time test (CPU over wall time of the candidate's
-    # blocks <= threads + 0.35) cannot see parallelism when every task gets a fraction of a
-    # core: measured on a 2-core CI machine at load ~6, cpu/wall was 0.41 (persistent
-    # clone(CLONE_VM) helper), 0.34 (a thread per call) and 0.46 (a process per call), the
-    # honest control's 0.35, all accepted as correct. On an idle machine the ratio would
-    # show them (and they would gain), so these may pass there (an unexpected success).
-    # A fix that does not depend on load: enforce the budget instead of measuring it -- the
-    # worker in a cpuset cgroup it cannot leave, or at each block's end a check that every
-    # task of every member still has the affinity the judge gave it (Cpus_allowed_list in
-    # /proc/<pid>/task/<tid>/status); all three candidates leave it with sched_setaffinity.
-
+    # Class 4 (hidden CPU parallelism): CpuBudgetTests.
 
     def test_5_deferred_work_into_the_output_copy(self):
         self.assertHonest()
@@ -297,39 +287,57 @@ class JudgeDesignTests(_JudgeBase):
         self.assertEqual(_bad_findings(doc), [], lib.describe(doc))
 
 
-class OpenAttackTests(_JudgeBase):
-    """Attacks not (reliably) caught yet, kept runnable by hand and left out of CTest: a test
-    here fails while its attack succeeds. Their outcome depends on the machine's load (the
-    CPU-time checks see parallelism only where a core is free for it), so they cannot be
-    expected failures either. See the harness README's threat model, "Limits"."""
+class CpuBudgetTests(_JudgeBase):
+    """Class 4, hidden CPU parallelism. Measuring it (CPU time over wall time, busy
+    processors) depends on the machine's load: on a loaded 2-core machine the three helpers
+    below showed cpu/wall of 0.34-0.46 against the honest control's 0.35. So the budget is
+    enforced (confine.py): every task of the worker is held to as many processors as it has
+    threads, and a seccomp filter keeps anything in its tree from widening them. All four
+    candidates try to leave with sched_setaffinity; they must gain nothing, whatever the load."""
+
+    def assertConfined(self, doc):
+        """Rejected, failed (the candidate's own code gives up when it cannot leave), or
+        correct under an enforced budget and no faster than the honest kernel."""
+        self.assertNotRejectedStatically(doc)
+        if doc["verdict"] == "rejected":
+            self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+            return
+        if doc["verdict"] != "correct":
+            self.assertIn(doc["verdict"], ("incorrect", "runtime_error"), lib.describe(doc))
+            self.assertIn("Operation not permitted", doc["message"] + (doc.get("worker_log_tail") or ""),
+                          lib.describe(doc))
+            self.assertIsNone(doc["speedup"])
+            return
+        budget = doc["timing"]["evidence"]["cpu_budget"]
+        self.assertTrue(budget["filter_in_force"], budget)
+        self.assertEqual(budget["processors"], 1, budget)
+        self.assertNoGain(doc)
+
+    def test_4_honest_control_runs_under_the_budget(self):
+        doc = self.assertHonest()
+        budget = doc["timing"]["evidence"]["cpu_budget"]
+        self.assertEqual(budget["processors"], 1, budget)
+        self.assertTrue(budget["filter_in_force"], budget)
+        self.assertGreater(budget["tasks_narrowed"], 0, budget)
 
     def test_4_hidden_parallelism_clone_vm_helper(self):
-        doc = self.result("judge_clone_persistent.py")
-        self.assertNotRejectedStatically(doc)
-        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+        self.assertConfined(self.result("judge_clone_persistent.py"))
 
     def test_4_hidden_parallelism_thread(self):
-        doc = self.result("judge_thread_split.py")
-        self.assertNotRejectedStatically(doc)
-        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+        self.assertConfined(self.result("judge_thread_split.py"))
 
     def test_4_hidden_parallelism_process(self):
-        doc = self.result("judge_fork_split.py")
-        self.assertNotRejectedStatically(doc)
-        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+        self.assertConfined(self.result("judge_fork_split.py"))
 
     def test_helper_that_exits_before_the_block_ends(self):
-        """A fresh clone(CLONE_VM) helper per call does half of the rows on another CPU
-        and exits before the call returns; SIGCHLD is ignored, so the kernel reaps it at
-        once and its CPU time is added to no process: procset reads the CPU time of the
-        members alive at the block's end only. A fix: account from outside in a way that
-        keeps dead children (a cgroup's cpu.stat for the worker, or taskstats), or enforce
-        the thread budget rather than measure it (a cpuset cgroup or an affinity check of
-        every task at each block's end). Measured on the loaded machine: correct, cpu/wall
-        0.25 (the attack gained nothing there; the accounting hole does not depend on it)."""
-        doc = self.result("judge_clone_transient.py")
-        self.assertNotRejectedStatically(doc)
-        self.assertCaught(doc, "rejected", rule="runtime-hidden-parallelism")
+        """A fresh clone(CLONE_VM) helper per call, reaped by nobody who counts: its CPU time
+        is added to no process, so only the enforced budget holds it."""
+        self.assertConfined(self.result("judge_clone_transient.py"))
+
+
+class OpenAttackTests(_JudgeBase):
+    """Attacks not caught yet, kept runnable by hand and left out of CTest: a test here fails
+    while its attack succeeds. See the harness README's threat model, "Limits"."""
 
     def test_unsandboxed_helper_escapes_the_stop(self):
         """Without the sandbox (sandbox "none", or "auto" where bwrap is missing) a helper

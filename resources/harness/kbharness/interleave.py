@@ -36,7 +36,7 @@ to which call. So nothing the worker says is taken on its word:
 import math
 import time
 
-from . import codec, evidence, procset, seeds
+from . import codec, confine, evidence, procset, seeds
 
 BLOCK_CALLS = 10          # counted calls per block
 TARGET_REL_HALFWIDTH = 0.02   # stop when the speedup's 95% interval is this tight
@@ -186,6 +186,14 @@ class InterleavedTiming:
             self.flush = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.float32, device=self.device)
             self.probe = torch.zeros(1, device=self.device)
         self.slots = {}
+        # CPU mode: the processors every side is timed on (confine.py), as many as its threads
+        self.cpu_budget = None
+        if not self.cuda:
+            import os
+
+            self.cpu_budget = confine.timing_cpus(getattr(ev, "worker_cpus", None), getattr(ev, "num_threads", 1),
+                                                  salt=os.getpid())
+        self.narrowed_tasks = 0
 
     # -- slots --------------------------------------------------------------
     def bind(self, side, inputs, directory):
@@ -320,7 +328,11 @@ class InterleavedTiming:
         """Warm-up calls (verified, not counted), then counted calls; the judge's clock runs
         from the first counted call's preparation to the idle GPU after the last. Every
         side's worker is stopped after its block and let go again before its next one, the
-        trusted ones too: the judge does exactly the same work around every block."""
+        trusted ones too: the judge does exactly the same work around every block. In CPU
+        mode every task of the side is held to the timing processors (confine.py) while it
+        is stopped, and checked for them when it is stopped again."""
+        if self.cpu_budget:
+            self.narrowed_tasks += confine.narrow(side.procs, self.cpu_budget)
         side.procs.cont()
         for k in warm_keys:
             self._call(side, k, timeout)
@@ -339,6 +351,15 @@ class InterleavedTiming:
             trips.append(self.last_round_trip)
         t1 = time.perf_counter()
         side.procs.stop()
+        if self.cpu_budget and not side.trusted:
+            loose = confine.outside(side.procs, self.cpu_budget)
+            if loose:
+                pid, tid, allowed = loose[0]
+                raise TimingAborted(
+                    "rejected", "%d task(s) of the candidate could run outside the %d processor(s) it was timed on "
+                                "(task %d of process %d: processors %s): it widened its CPU budget" % (
+                                    len(loose), len(self.cpu_budget), tid, pid, ",".join(map(str, sorted(allowed)))),
+                    rule="runtime-hidden-parallelism")
         t2 = time.perf_counter()
         self._quiet(timeout)
         t3 = time.perf_counter()
@@ -549,6 +570,14 @@ class InterleavedTiming:
         pairs = [(median(r), median(c)) for r, c in zip(self.effective_rounds(ref), cand_rounds) if r and c]
         ratios = [r / c for r, c in pairs if c and c > 0]
         return log_ratio_interval(ratios)
+
+    def budget_evidence(self):
+        """CPU mode: the processors each side was held to, and whether the candidate's worker
+        runs under the filter that keeps it from widening them (its /proc status)."""
+        if not self.cpu_budget:
+            return None
+        return {"processors": len(self.cpu_budget), "tasks_narrowed": self.narrowed_tasks,
+                "filter_in_force": confine.filtered(self.sides[0].worker.worker_pid())}
 
     def cpu_ratio(self, side):
         return side.cpu / (side.wall / 1000.0) if side.wall > 0 else None
