@@ -1,4 +1,4 @@
-"""Command line: python3 -m kbharness {evaluate,build,static-check,validate-task}.
+"""Command line: python3 -m kbharness {evaluate,build,profile,static-check,validate-task}.
 
 Exit status: 0 when a result document was produced (whatever the verdict),
 2 for a bad request or a broken task, 1 for an internal harness error.
@@ -63,6 +63,28 @@ def cmd_evaluate(args, build_only=False):
     return EXIT_OK
 
 
+def cmd_profile(args):
+    from . import profile, request
+
+    try:
+        req = request.load(args.request)
+    except request.RequestError as e:
+        sys.stderr.write("kbharness: bad request: %s\n" % e)
+        if args.result:
+            _write_json(args.result, _error_doc("bad_request", str(e)))
+        return EXIT_BAD_REQUEST
+    try:
+        doc = profile.profile(req, calls=args.calls, kernel_limit=args.kernel_limit, timeout=args.timeout,
+                              use_nsys=not args.no_nsys)
+    except Exception as e:  # harness bug: still a readable document
+        sys.stderr.write("kbharness: internal error: %s\n%s" % (e, traceback.format_exc()))
+        doc = profile.failure_doc("internal_error", "%s: %s" % (type(e).__name__, e))
+    _write_json(args.result, doc)
+    if args.print_summary:
+        sys.stderr.write(doc.get("summary", ""))
+    return EXIT_OK
+
+
 def cmd_static_check(args):
     from . import static_check
 
@@ -121,6 +143,15 @@ def main(argv=None):
     p.add_argument("--request", required=True)
     p.add_argument("--result", required=True)
 
+    p = sub.add_parser("profile", help="run a candidate's forward pass under Nsight Compute; summary JSON")
+    p.add_argument("--request", required=True, help="the evaluation request ('-' = standard input)")
+    p.add_argument("--result", required=True, help="where to write the profile JSON ('-' = standard output)")
+    p.add_argument("--calls", type=int, default=3, help="profiled forward calls (after a warm-up)")
+    p.add_argument("--kernel-limit", type=int, default=40, help="kernel launches ncu profiles at most")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds for the profiler runs")
+    p.add_argument("--no-nsys", action="store_true", help="skip Nsight Systems even where it is installed")
+    p.add_argument("--print-summary", action="store_true", help="also print the text summary to stderr")
+
     p = sub.add_parser("static-check", help="run the static checker on a candidate file")
     p.add_argument("candidate")
     p.add_argument("--policy", help='policy JSON, e.g. {"allow_torch_ops": false}')
@@ -144,6 +175,8 @@ def main(argv=None):
         return cmd_evaluate(args)
     if args.command == "build":
         return cmd_evaluate(args, build_only=True)
+    if args.command == "profile":
+        return cmd_profile(args)
     if args.command == "static-check":
         return cmd_static_check(args)
     if args.command == "warm":
