@@ -1,6 +1,41 @@
 #include "evalsettings.h"
 
+#ifndef KBSTUDIO_VERSION
+#define KBSTUDIO_VERSION "unknown"
+#endif
+
 namespace kb::engine {
+
+QStringList knownPrecisions()
+{
+    return {QStringLiteral("fp32"), QStringLiteral("fp16"), QStringLiteral("bf16")};
+}
+
+double defaultTolerance(const QString& precision)
+{
+    if (precision == QLatin1String("fp16") || precision == QLatin1String("bf16"))
+        return 1e-2;
+    return 1e-4;
+}
+
+QString currentProgramVersion()
+{
+    return QStringLiteral(KBSTUDIO_VERSION);
+}
+
+void EvalSettings::setPrecision(const QString& p)
+{
+    precision = p;
+    if (!toleranceExplicit)
+        atol = rtol = defaultTolerance(p);
+}
+
+void EvalSettings::setTolerance(double absolute, double relative)
+{
+    atol = absolute;
+    rtol = relative;
+    toleranceExplicit = true;
+}
 
 QJsonObject EvalSettings::toJson() const
 {
@@ -13,6 +48,7 @@ QJsonObject EvalSettings::toJson() const
         {QStringLiteral("precision"), precision},
         {QStringLiteral("atol"), atol},
         {QStringLiteral("rtol"), rtol},
+        {QStringLiteral("tolerance_explicit"), toleranceExplicit},
         {QStringLiteral("allow_tf32"), allowTf32},
         {QStringLiteral("compile_baseline"), compileBaseline},
         {QStringLiteral("compile_mode"), compileMode},
@@ -32,6 +68,7 @@ QJsonObject EvalSettings::toJson() const
         {QStringLiteral("retry_limit"), retryLimit},
         {QStringLiteral("retry_base_s"), retryBaseSeconds},
         {QStringLiteral("cpu_timing_exclusive"), cpuTimingExclusive},
+        {QStringLiteral("program_version"), programVersion},
     };
 }
 
@@ -46,6 +83,19 @@ EvalSettings EvalSettings::fromJson(const QJsonObject& o)
     s.precision = o.value(QStringLiteral("precision")).toString(s.precision);
     s.atol = o.value(QStringLiteral("atol")).toDouble(s.atol);
     s.rtol = o.value(QStringLiteral("rtol")).toDouble(s.rtol);
+    // Unless set explicitly, the tolerances are the precision's: a run stored with fp16 but
+    // fp32's tolerance (before the field existed) is judged as fp16 should be. Such a run's
+    // tolerance counts as explicit only where it is neither fp32's nor its precision's.
+    if (o.contains(QStringLiteral("tolerance_explicit"))) {
+        s.toleranceExplicit = o.value(QStringLiteral("tolerance_explicit")).toBool();
+    } else {
+        const auto isDefault = [&s](double t) {
+            return qFuzzyCompare(t, defaultTolerance(QStringLiteral("fp32"))) || qFuzzyCompare(t, defaultTolerance(s.precision));
+        };
+        s.toleranceExplicit = !isDefault(s.atol) || !isDefault(s.rtol);
+    }
+    if (!s.toleranceExplicit)
+        s.atol = s.rtol = defaultTolerance(s.precision);
     s.allowTf32 = o.value(QStringLiteral("allow_tf32")).toBool(s.allowTf32);
     s.compileBaseline = o.value(QStringLiteral("compile_baseline")).toBool(s.compileBaseline);
     s.compileMode = o.value(QStringLiteral("compile_mode")).toString(s.compileMode);
@@ -64,6 +114,7 @@ EvalSettings EvalSettings::fromJson(const QJsonObject& o)
     s.retryLimit = o.value(QStringLiteral("retry_limit")).toInt(s.retryLimit);
     s.retryBaseSeconds = o.value(QStringLiteral("retry_base_s")).toDouble(s.retryBaseSeconds);
     s.cpuTimingExclusive = o.value(QStringLiteral("cpu_timing_exclusive")).toBool(s.cpuTimingExclusive);
+    s.programVersion = o.value(QStringLiteral("program_version")).toString(QStringLiteral("unknown"));
     return s;
 }
 

@@ -3,8 +3,17 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 namespace kb::engine {
+
+// fp32, fp16 and bf16: the precisions a run can evaluate in.
+QStringList knownPrecisions();
+// atol = rtol of a precision, as KernelBench's (and the harness's PRECISION_TOLERANCE):
+// 1e-4 for fp32, 1e-2 for fp16 and bf16; 1e-4 for anything else.
+double defaultTolerance(const QString& precision);
+// The version of this program (the project's version).
+QString currentProgramVersion();
 
 struct EvalSettings {
     QString device = QStringLiteral("cpu"); // cpu or cuda
@@ -13,8 +22,10 @@ struct EvalSettings {
     int warmup = 3;
     double maxTimingSeconds = 10;
     QString precision = QStringLiteral("fp32");
+    // The tolerances follow the precision (defaultTolerance) unless set explicitly.
     double atol = 1e-4;
     double rtol = 1e-4;
+    bool toleranceExplicit = false;
     bool allowTf32 = false;
     bool compileBaseline = false;
     QString compileMode = QStringLiteral("default");
@@ -36,6 +47,13 @@ struct EvalSettings {
     int retryLimit = 3;                    // retries of a lost worker / harness failure
     double retryBaseSeconds = 0.5;         // first backoff delay (doubles, with jitter)
     bool cpuTimingExclusive = true;        // CPU runs: never time while something compiles
+    // The program that created the run (stored with it; "unknown" for runs older than the field).
+    QString programVersion = currentProgramVersion();
+
+    // Sets the precision; unless the tolerances were set explicitly they become its defaults.
+    void setPrecision(const QString& p);
+    // Sets both tolerances explicitly (they no longer follow the precision).
+    void setTolerance(double absolute, double relative);
 
     QJsonObject toJson() const;
     static EvalSettings fromJson(const QJsonObject& o);

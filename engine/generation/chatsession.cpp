@@ -15,10 +15,17 @@ ChatSession::ChatSession(GenerationContext context, ChatClient* client, QObject*
 
 void ChatSession::start() {
     m_messages.clear();
-    // A skill chosen for a chat run goes in as its system instructions.
+    // The template's system section and a skill chosen for a chat run go in as its system
+    // instructions.
+    const RenderedPrompt prompt = oneShotPrompt(m_ctx);
+    QStringList system;
+    if (!prompt.system.isEmpty())
+        system << prompt.system;
     if (!m_ctx.settings.skillText.isEmpty())
-        m_messages.append(ChatMessage::system(m_ctx.settings.skillText));
-    m_messages.append(ChatMessage::user(buildOneShotPrompt(m_ctx.taskSource, m_ctx.eval.device)));
+        system << m_ctx.settings.skillText;
+    if (!system.isEmpty())
+        m_messages.append(ChatMessage::system(system.join(QStringLiteral("\n\n"))));
+    m_messages.append(ChatMessage::user(prompt.user));
     ask(QStringLiteral("generation"));
 }
 

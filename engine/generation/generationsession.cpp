@@ -4,6 +4,20 @@
 
 namespace kb::engine {
 
+RenderedPrompt oneShotPrompt(const GenerationContext& context)
+{
+    PromptValues v;
+    v.taskSource = context.taskSource;
+    v.device = context.eval.device;
+    v.precision = context.eval.precision;
+    v.atol = context.eval.atol;
+    v.rtol = context.eval.rtol;
+    const QString text = context.settings.promptTemplateText.isEmpty()
+                             ? loadPromptTemplate(kPromptStudio).text
+                             : context.settings.promptTemplateText;
+    return renderPrompt(text, v);
+}
+
 GenerationSession::GenerationSession(GenerationContext context, QObject* parent)
     : QObject(parent)
     , m_ctx(std::move(context))

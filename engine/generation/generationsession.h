@@ -7,6 +7,7 @@
 #include "db/records.h"
 #include "eval/evalsettings.h"
 #include "generationsettings.h"
+#include "providers/prompt.h"
 
 #include <QObject>
 #include <functional>
@@ -32,6 +33,11 @@ struct GenerationContext {
     std::function<void(const db::TurnRow&)> storeTurn;
     std::function<void(const QString&)> log;
 };
+
+// The one-shot prompt of an attempt: the run's stored template filled with the task and the
+// run's device, precision and tolerances (the built-in kbstudio template for runs stored
+// before templates were chosen per run).
+RenderedPrompt oneShotPrompt(const GenerationContext& context);
 
 class GenerationSession : public QObject {
     Q_OBJECT

@@ -3,6 +3,8 @@
 #include "core/error.h"
 #include "skill.h"
 
+#include "providers/prompt.h"
+
 namespace kb::engine {
 
 QJsonObject GenerationSettings::toJson() const {
@@ -20,6 +22,11 @@ QJsonObject GenerationSettings::toJson() const {
     if (!skillName.isEmpty()) {
         o.insert(QStringLiteral("skill"), skillName);
         o.insert(QStringLiteral("skill_text"), skillText);
+    }
+    if (!promptTemplateText.isEmpty()) {
+        o.insert(QStringLiteral("prompt_template"), promptTemplate);
+        o.insert(QStringLiteral("prompt_template_sha256"), promptTemplateSha256);
+        o.insert(QStringLiteral("prompt_template_text"), promptTemplateText);
     }
     return o;
 }
@@ -44,10 +51,14 @@ GenerationSettings GenerationSettings::fromJson(const QJsonObject& o) {
         o.value(QStringLiteral("command_timeout_seconds")).toInt(s.commandTimeoutSeconds);
     s.skillName = o.value(QStringLiteral("skill")).toString();
     s.skillText = o.value(QStringLiteral("skill_text")).toString();
+    s.promptTemplate = o.value(QStringLiteral("prompt_template")).toString();
+    s.promptTemplateText = o.value(QStringLiteral("prompt_template_text")).toString();
+    s.promptTemplateSha256 = o.value(QStringLiteral("prompt_template_sha256")).toString();
     return s;
 }
 
-GenerationSettings resolveGenerationSettings(const QString& mode, GenerationSettings s) {
+GenerationSettings resolveGenerationSettings(const QString& mode, GenerationSettings s,
+                                             const QString& suiteName) {
     if (mode != kModeOneShot && mode != kModeMultiTurn && mode != kModeAgent)
         throw Error(QStringLiteral("unknown mode '%1' (one-shot, multi-turn or agent)").arg(mode));
     if (s.turns < 1 || s.maxTurns < 1)
@@ -58,6 +69,18 @@ GenerationSettings resolveGenerationSettings(const QString& mode, GenerationSett
         const Skill skill = loadSkill(s.skillName.isEmpty() ? kDefaultSkill : s.skillName);
         s.skillName = skill.name;
         s.skillText = skill.text;
+    }
+    // An agent works from its skill and system prompt; the chat modes from the template.
+    if (mode != kModeAgent) {
+        if (s.promptTemplateText.isEmpty()) {
+            const PromptTemplate t = loadPromptTemplate(
+                s.promptTemplate.isEmpty() ? defaultPromptTemplateFor(suiteName) : s.promptTemplate);
+            s.promptTemplate = t.name;
+            s.promptTemplateText = t.text;
+        }
+        if (s.promptTemplate.isEmpty())
+            s.promptTemplate = QStringLiteral("custom");
+        s.promptTemplateSha256 = promptSha256(s.promptTemplateText);
     }
     return s;
 }

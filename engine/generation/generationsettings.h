@@ -27,13 +27,21 @@ struct GenerationSettings {
     int commandTimeoutSeconds = 120; // agent: run_command's time limit
     QString skillName;               // agent: the skill file followed
     QString skillText;               // its full text, stored so the run is reproducible
+    // One-shot and multi-turn: the prompt template (a built-in's name or a file's base name),
+    // its full text and the text's sha256, stored so that a re-launch asks exactly the same.
+    QString promptTemplate;
+    QString promptTemplateText;
+    QString promptTemplateSha256;
 
     QJsonObject toJson() const;
     static GenerationSettings fromJson(const QJsonObject& o);
 };
 
 // Checks a run's mode and loads the skill (by name or file; agent runs default to
-// kDefaultSkill) so its text is stored with the run; throws Error.
-GenerationSettings resolveGenerationSettings(const QString& mode, GenerationSettings settings);
+// kDefaultSkill) and the prompt template (by name or file; default: the suite's, see
+// defaultPromptTemplateFor) so their texts are stored with the run; throws Error. A template
+// text already set (a re-launch) is kept as it is.
+GenerationSettings resolveGenerationSettings(const QString& mode, GenerationSettings settings,
+                                             const QString& suiteName = {});
 
 } // namespace kb::engine

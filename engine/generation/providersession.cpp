@@ -22,7 +22,7 @@ void ProviderSession::generate() {
     req.level = m_ctx.level;
     req.taskSource = m_ctx.taskSource;
     req.sampleIndex = m_ctx.sampleIndex;
-    req.prompt = buildOneShotPrompt(req.taskSource, m_ctx.eval.device);
+    req.prompt = flattenPrompt(oneShotPrompt(m_ctx));
     req.device = m_ctx.eval.device;
     const GenerationResult gen = m_provider->generate(req);
     db::TurnRow turn;
