@@ -163,7 +163,7 @@ db::Id RunEngine::createRun(const RunSpec& spec)
         settings.seed = QRandomGenerator::system()->generate64();
     QJsonObject json = settings.toJson();
     json.insert(QStringLiteral("samples"), spec.samples);
-    json.insert(QStringLiteral("generation"), resolveGenerationSettings(spec.mode, spec.generation).toJson());
+    json.insert(QStringLiteral("generation"), resolveGenerationSettings(spec.mode, spec.generation, spec.suite).toJson());
     db::RunRow run;
     run.name = (spec.name.isEmpty() ? spec.suite + QStringLiteral(" / ") + spec.models.join(QStringLiteral(", "))
                                     : spec.name)
