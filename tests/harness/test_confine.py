@@ -141,6 +141,33 @@ class BudgetTests(unittest.TestCase):
             proc.wait()
             proc.stdout.close()
 
+    def test_a_zombie_is_not_outside(self):
+        """A process that exited and was never reaped keeps the processors it had but runs
+        nothing: not a widened task (honest code that leaves a zombie is not rejected)."""
+        cpus = _two_cpus()
+        if cpus is None:
+            self.skipTest("one processor")
+        code = "import os, time\nif os.fork() == 0:\n    os._exit(0)\nprint('ready', flush=True)\ntime.sleep(30)\n"
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        try:
+            self.assertEqual(proc.stdout.readline().strip(), "ready")
+            procs = procset.ProcessSet(proc.pid, sandboxed=False)
+            for _ in range(100):  # the child's exit
+                if len(procs.members()) == 2:
+                    break
+                time.sleep(0.02)
+            self.assertEqual(len(procs.members()), 2)
+            budget = {cpus[-1]}
+            confine.narrow(procs, budget)
+            zombie = [p for p in procs.members() if p != proc.pid][0]
+            os.sched_setaffinity(zombie, set(cpus))  # as it was when it exited
+            self.assertEqual(confine.outside(procs, budget), [])
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()
+
 
 if __name__ == "__main__":
     unittest.main()

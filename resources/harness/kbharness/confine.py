@@ -151,14 +151,19 @@ def narrow(procs, cpus):
 
 
 def _allowed(pid, tid):
+    """The processors task ``tid`` may run on; None for a task that can no longer run (a
+    zombie or a dead task keeps the set it had, but runs nothing) or is gone."""
+    allowed, state = None, None
     try:
         with open("/proc/%d/task/%d/status" % (pid, tid)) as f:
             for line in f:
-                if line.startswith("Cpus_allowed_list:"):
-                    return parse_cpu_list(line.split(":", 1)[1])
+                if line.startswith("State:"):
+                    state = line.split(":", 1)[1].strip()[:1]
+                elif line.startswith("Cpus_allowed_list:"):
+                    allowed = parse_cpu_list(line.split(":", 1)[1])
     except OSError:
         return None
-    return None
+    return None if state in ("Z", "X") else allowed
 
 
 def parse_cpu_list(text):
