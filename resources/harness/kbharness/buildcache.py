@@ -156,8 +156,11 @@ def _file_digest(path):
     return h.hexdigest()
 
 
-def cache_key(kind, name, sources, options, device):
+def cache_key(kind, name, sources, options, device, env=None):
+    """The entry's key; ``env`` is the building process's environment (the judge computes the
+    key of a build it runs for the worker with the worker's)."""
     torch, _ = _torch()
+    env = os.environ if env is None else env
     material = {
         "format": CACHE_FORMAT,
         "kind": kind,
@@ -169,8 +172,8 @@ def cache_key(kind, name, sources, options, device):
         "torch_cuda": getattr(torch.version, "cuda", None),
         "python": "%d.%d.%d" % sys.version_info[:3],
         "platform": sys.platform,
-        "cxx": os.environ.get("CXX", ""),
-        "cuda_arch": os.environ.get("TORCH_CUDA_ARCH_LIST", ""),
+        "cxx": env.get("CXX", ""),
+        "cuda_arch": env.get("TORCH_CUDA_ARCH_LIST", ""),
         "cxx11_abi": bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)),
     }
     blob = json.dumps(material, sort_keys=True, default=str).encode("utf-8")
@@ -268,12 +271,95 @@ def _try_fast(orig, arguments, directory, build_root, record):
     return module, cap.text
 
 
-def install(build_dir, device):
-    """Wrap torch.utils.cpp_extension.load_inline/load with the cache."""
+# The load_inline/load arguments that make a build (sent to the judge's build service as they
+# are: strings, lists of strings, booleans, None).
+WIRE_ARGUMENTS = ("name", "cpp_sources", "cuda_sources", "functions", "sources", "extra_cflags",
+                  "extra_cuda_cflags", "extra_ldflags", "extra_include_paths", "with_cuda", "is_python_module",
+                  "with_pytorch_error_handling", "is_standalone", "keep_intermediates")
+
+
+def key_material(kind, a, read_source=_file_digest):
+    """(sources, options) of a build's key from its bound arguments ``a``."""
+    if kind == "inline":
+        sources = {"cpp": _as_list(a.get("cpp_sources")), "cuda": _as_list(a.get("cuda_sources"))}
+        funcs = a.get("functions")
+        if isinstance(funcs, dict):
+            funcs = sorted(funcs.items())
+        options_src = funcs
+    else:
+        sources = {p: read_source(p) for p in _as_list(a.get("sources"))}
+        options_src = None
+    options = {k: a.get(k) for k in ("extra_cflags", "extra_cuda_cflags", "extra_ldflags",
+                                     "extra_include_paths", "with_cuda", "is_python_module",
+                                     "with_pytorch_error_handling", "is_standalone")}
+    options["functions"] = options_src
+    return sources, options
+
+
+def build_here(kind, orig, a, key, name, directory, device, build_root, record):
+    """Build in this process into ``directory`` (the default route, or first the fast one for
+    CUDA) and leave the marker. Returns what torch's call returned; raises on failure with the
+    record filled."""
+    a = dict(a)
+    a["build_directory"] = directory
+    a["verbose"] = True
+    t0 = time.perf_counter()
+    module, fast_log = None, ""
+    if kind == "inline" and str(device).startswith("cuda") and FAST_BUILDS:
+        module, fast_log = _try_fast(orig, a, directory, build_root, record)
+    cap = _FdCapture()
+    try:
+        if module is None:
+            _clear_build_outputs(directory)
+            with cap:
+                module = orig(**a)
+            record["path"] = "default" if "path" not in record else record["path"]
+        else:
+            cap.text = ""
+    except BaseException as e:
+        record["seconds"] = time.perf_counter() - t0
+        record["status"] = "failed"
+        record["log"] = (fast_log + getattr(cap, "text", "") + "\n" + str(e))[-MAX_LOG:]
+        record["exception"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+        raise
+    record["seconds"] = time.perf_counter() - t0
+    record["log"] = (fast_log + cap.text)[-MAX_LOG:]
+    if str(device).startswith("cuda") and FAST_BUILDS:
+        try:
+            fastbuild.after_build(build_root, directory)
+        except Exception:
+            pass
+    write_marker(directory, key, name, record["seconds"])
+    return module
+
+
+def write_marker(directory, key, name, seconds):
+    meta = {"key": key, "name": name, "library": _library_name(directory, name), "seconds": seconds,
+            "created": time.time()}
+    tmp = os.path.join(directory, MARKER + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(meta, f)
+    os.replace(tmp, os.path.join(directory, MARKER))
+    return meta
+
+
+class BuildFailed(RuntimeError):
+    """A build the judge's build service ran failed (its log is in the build record)."""
+
+
+def install(build_dir, device, remote=None):
+    """Wrap torch.utils.cpp_extension.load_inline/load with the cache.
+
+    ``remote``: a function that asks the judge to build (buildservice.py): it takes
+    ``{"event": "build", "kind", "args"}`` and returns the judge's answer. The judge computes
+    the key itself, builds in a sandbox of its own where no candidate code runs, records the
+    library's digest and answers with the entry's folder; this process only imports it (its
+    view of the cache is read-only). Without ``remote`` this process builds itself."""
     import inspect
 
     _, cpp_extension = _torch()
-    os.makedirs(build_dir, exist_ok=True)
+    if remote is None:
+        os.makedirs(build_dir, exist_ok=True)
     orig_inline = cpp_extension.load_inline
     orig_load = cpp_extension.load
     sig_inline = inspect.signature(orig_inline)
@@ -285,19 +371,9 @@ def install(build_dir, device):
         bound.apply_defaults()
         a = dict(bound.arguments)
         name = a["name"]
-        if kind == "inline":
-            sources = {"cpp": _as_list(a.get("cpp_sources")), "cuda": _as_list(a.get("cuda_sources"))}
-            funcs = a.get("functions")
-            if isinstance(funcs, dict):
-                funcs = sorted(funcs.items())
-            options_src = funcs
-        else:
-            sources = {p: _file_digest(p) for p in _as_list(a.get("sources"))}
-            options_src = None
-        options = {k: a.get(k) for k in ("extra_cflags", "extra_cuda_cflags", "extra_ldflags",
-                                         "extra_include_paths", "with_cuda", "is_python_module",
-                                         "with_pytorch_error_handling", "is_standalone")}
-        options["functions"] = options_src
+        if remote is not None:
+            return run_remote(kind, a, name)
+        sources, options = key_material(kind, a)
         key = cache_key(kind, name, sources, options, device)
         directory = os.path.join(build_dir, key[:32])
         os.makedirs(directory, exist_ok=True)
@@ -312,43 +388,32 @@ def install(build_dir, device):
                 record["status"] = "cached"
                 record["seconds"] = time.perf_counter() - t0
                 return module
-            a["build_directory"] = directory
-            a["verbose"] = True
-            t0 = time.perf_counter()
-            module, fast_log = None, ""
-            if kind == "inline" and str(device).startswith("cuda") and FAST_BUILDS:
-                module, fast_log = _try_fast(orig, a, directory, build_dir, record)
-            cap = _FdCapture()
-            try:
-                if module is None:
-                    _clear_build_outputs(directory)
-                    with cap:
-                        module = orig(**a)
-                    record["path"] = "default" if "path" not in record else record["path"]
-                else:
-                    cap.text = ""
-            except BaseException as e:
-                record["seconds"] = time.perf_counter() - t0
-                record["status"] = "failed"
-                record["log"] = (fast_log + getattr(cap, "text", "") + "\n" + str(e))[-MAX_LOG:]
-                record["exception"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
-                raise
-            record["seconds"] = time.perf_counter() - t0
-            record["log"] = (fast_log + cap.text)[-MAX_LOG:]
-            if str(device).startswith("cuda") and FAST_BUILDS:
-                try:
-                    fastbuild.after_build(build_dir, directory)
-                except Exception:
-                    pass
-            meta = {"key": key, "name": name, "library": _library_name(directory, name),
-                    "seconds": record["seconds"], "created": time.time()}
-            tmp = os.path.join(directory, MARKER + ".tmp")
-            with open(tmp, "w") as f:
-                json.dump(meta, f)
-            os.replace(tmp, os.path.join(directory, MARKER))
-            return module
+            return build_here(kind, orig, a, key, name, directory, device, build_dir, record)
         finally:
             _unlock(lock)
+
+    def run_remote(kind, a, name):
+        record = {"name": name, "cache_key": None, "status": "failed", "seconds": 0.0, "log": "",
+                  "directory": None}
+        RECORDS.append(record)
+        wire = {k: a.get(k) for k in WIRE_ARGUMENTS if k in a}
+        answer = remote({"event": "build", "kind": kind, "args": wire})
+        if not isinstance(answer, dict):
+            answer = {}
+        for k in ("cache_key", "status", "seconds", "log", "path", "exception", "directory"):
+            if k in answer:
+                record[k] = answer[k]
+        if answer.get("status") not in ("ok", "cached") or not isinstance(answer.get("directory"), str):
+            record["status"] = "failed"
+            raise BuildFailed("Error building extension '%s': %s" % (name, answer.get("exception") or "build failed"))
+        directory = answer["directory"]
+        if a.get("is_standalone"):
+            return os.path.join(directory, name)
+        t0 = time.perf_counter()
+        module = import_from_library(name, directory, a.get("is_python_module", True))
+        if record["status"] == "cached":
+            record["seconds"] = time.perf_counter() - t0
+        return module
 
     def load_inline(*args, **kwargs):
         return run("inline", orig_inline, sig_inline, args, kwargs)
@@ -360,7 +425,8 @@ def install(build_dir, device):
     load.__doc__ = orig_load.__doc__
     cpp_extension.load_inline = load_inline
     cpp_extension.load = load
-    os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(build_dir, "torch_extensions")
+    if remote is None:
+        os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(build_dir, "torch_extensions")
 
 
 def summary():

@@ -17,8 +17,8 @@ import sys
 import tempfile
 import time
 
-from . import (RESULT_SCHEMA, buildcache, codec, compare, envinfo, evidence, nvml, precision, procset, seeds,
-               static_check, taskload, timing, validate_task)
+from . import (RESULT_SCHEMA, buildcache, buildservice, codec, compare, confine, envinfo, evidence, nvml, precision, procset, sandbox,
+               seeds, static_check, taskload, timing, validate_task)
 from .request import RequestError
 
 # Resolved: a harness reached through a symbolic link under /tmp would vanish behind the
@@ -69,7 +69,7 @@ def torch_device_index(device):
 
 
 def bwrap_path():
-    return shutil.which("bwrap")
+    return sandbox.bwrap_path()
 
 
 def sandbox_probe():
@@ -110,9 +110,11 @@ def _die_with_judge():
         pass
 
 
-def _worker_preexec(cpus, die_with_judge):
+def _worker_preexec(cpus, die_with_judge, confine_cpus=False):
     """Before the worker's exec: its CPUs (the candidate's and the reference's workers get the
-    same ones, away from the judge's), and without the sandbox, death with the judge."""
+    same ones, away from the judge's), without the sandbox death with the judge, and in CPU
+    mode the filter that keeps every process it makes from widening its processors
+    (confine.py; inherited through bwrap)."""
     def run():
         if cpus:
             try:
@@ -121,6 +123,8 @@ def _worker_preexec(cpus, die_with_judge):
                 pass
         if die_with_judge:
             _die_with_judge()
+        if confine_cpus:
+            confine.install()
     return run
 
 
@@ -152,70 +156,13 @@ def _idle_probe_limit(device, probes=25):
     return 3.0 * times[len(times) // 2] + 0.05
 
 
-def _sandbox_command(device, workdir, writable, readable, hidden_roots=()):
-    """bwrap arguments: the whole file system read-only, a private /tmp, no
-    network, a private PID namespace (the judge's process is invisible), and
-    write access only to the worker's folder and the build cache."""
-    cmd = [bwrap_path(), "--ro-bind", "/", "/"]
-    cmd += ["--dev-bind", "/dev", "/dev"] if device.startswith("cuda") else ["--dev", "/dev"]
-    cmd += ["--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-            "--tmpfs", "/tmp", "--die-with-parent"]
-    # The user's home (the provider key store, databases, other runs' files) is hidden behind
-    # an empty folder; what the worker needs from it -- the Python environment it runs in,
-    # the harness, the task and candidate folders -- is bound back read-only after it.
-    hidden = [h for h in _hidden_homes() if os.path.isdir(h)]
-    tmp = os.path.realpath("/tmp") + os.sep
-
-    def under(path, roots):
-        where, real = os.path.abspath(path) + os.sep, os.path.realpath(path) + os.sep
-        return any(where.startswith(r) or real.startswith(r) for r in roots)
-
-    wanted = [p for p in list(readable) + _python_roots() if p and os.path.exists(p)]
-    # Paths under /tmp are hidden by the private /tmp: bind them back, also when they are
-    # symbolic links (bound at the link's path, read from its target).
-    for path in wanted:
-        if under(path, [tmp, "/tmp/"]):
-            cmd += ["--ro-bind", os.path.realpath(path), os.path.abspath(path)]
-    # the build cache's other folders (other models' builds) are hidden too
-    hidden += [r for r in hidden_roots if r and os.path.isdir(r)]
-    for h in hidden:
-        cmd += ["--tmpfs", h]
-    homes = [os.path.realpath(h) + os.sep for h in hidden] + [h + os.sep for h in hidden]
-    for path in wanted:
-        if under(path, homes):
-            cmd += ["--ro-bind", os.path.realpath(path), os.path.abspath(path)]
-    for path in writable:
-        cmd += ["--bind", path, path]
-    cmd += ["--chdir", workdir, "--setenv", "TMPDIR", workdir, "--"]
-    return cmd
-
-
-def _hidden_homes():
-    """Home folders the worker must not read: the user's ($HOME, and the account's home)."""
-    homes = set()
-    for h in (os.environ.get("HOME"), os.path.expanduser("~")):
-        if h and os.path.isabs(h) and os.path.realpath(h) not in ("/", "/tmp"):
-            homes.add(os.path.abspath(h))
-    return sorted(homes)
-
-
-def _python_roots():
-    """Where this Python and torch live (a virtual environment or a user site may be in the
-    home folder): bound back read-only into the sandbox."""
-    roots = {sys.prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
-    try:
-        import torch
-
-        roots.add(os.path.dirname(os.path.dirname(os.path.realpath(torch.__file__))))
-    except ImportError:
-        pass
-    import site
-
-    try:
-        roots.add(site.getusersitepackages())
-    except AttributeError:
-        pass
-    return sorted(r for r in roots if r)
+def _sandbox_command(device, workdir, writable, readable, hidden_roots=(), read_only_over=()):
+    """bwrap arguments (sandbox.py): an allow-list of the system, the toolchain and the Python
+    environment read-only, the named folders, a private /tmp, no network, a private PID
+    namespace (the judge's process is invisible); write access only to ``writable``. On a GPU
+    the device nodes and what the driver needs (sandbox.cuda_binds)."""
+    return sandbox.command(workdir, writable=[w for w in writable if w != workdir], readable=readable,
+                           read_only_over=read_only_over, hidden=hidden_roots, gpu=device.startswith("cuda"))
 
 
 _WORKER_ENV = frozenset({
@@ -236,6 +183,11 @@ def _worker_env_ok(name):
 
 class TaskFailure(Exception):
     """The reference task could not be run (a bad request, not a verdict)."""
+
+
+class InfrastructureFailure(Exception):
+    """The machinery failed, not the candidate (a build-cache entry changed after the judge
+    recorded it): no verdict; the engine evaluates again."""
 
 
 class WorkerFailure(Exception):
@@ -280,6 +232,7 @@ class WorkerHandle:
             # the GPU's architecture, named: the build needs no GPU to find it, and the build
             # pool's and the evaluation's builds have the same cache key
             env["TORCH_CUDA_ARCH_LIST"] = cuda_arch
+        self.env = dict(env)  # the build service builds for this worker with its environment
         self.log = open(self.log_path, "wb")
         # Unbuffered, so what the candidate prints is in the log when the judge reads its tail.
         env["PYTHONUNBUFFERED"] = "1"
@@ -287,13 +240,17 @@ class WorkerHandle:
         if memory_limit_mb:
             cmd += ["--memory-limit-mb", str(int(memory_limit_mb))]
         if sandbox:
-            cmd = _sandbox_command(device, workdir, [workdir] + ([build_dir] if build_dir else []),
-                                   [HARNESS_ROOT] + list(readable), hidden_roots) + cmd
+            # the build cache is read-only here: the judge's build service writes it
+            # (buildservice.py); its records beside it stay out of sight
+            cmd = _sandbox_command(device, workdir, [workdir],
+                                   [HARNESS_ROOT] + list(readable) + ([build_dir] if build_dir else []),
+                                   list(hidden_roots) + ([buildservice.trusted_dir(build_dir)] if build_dir else [])
+                                   ) + cmd
         self.proc = subprocess.Popen(
             cmd,
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, pass_fds=(cmd_r, rep_w),
             close_fds=True, cwd=workdir, env=env, start_new_session=True,
-            preexec_fn=_worker_preexec(cpus, die_with_judge=not sandbox))
+            preexec_fn=_worker_preexec(cpus, die_with_judge=not sandbox, confine_cpus=not device.startswith("cuda")))
         os.close(cmd_r)
         os.close(rep_w)
         self.cmd_fd = cmd_w
@@ -596,6 +553,12 @@ class Evaluation:
             self.task = taskload.load_task(req["task_path"])
         except taskload.TaskError as e:
             raise TaskFailure(str(e))
+        # fp16 / bf16: the task's floating inputs and both models' floating weights are cast
+        self.dtype = precision.dtype_of(req["precision"])
+        self.result["precision"] = {"requested": req["precision"],
+                                    "dtype": str(self.dtype or torch.float32).replace("torch.", ""),
+                                    "inputs_cast": self.dtype is not None, "weights_cast": self.dtype is not None,
+                                    "atol": req["atol"], "rtol": req["rtol"]}
         init_seed = seeds.init_seed(req["seed"])
         try:
             torch.manual_seed(init_seed)
@@ -606,7 +569,7 @@ class Evaluation:
             try:
                 torch.manual_seed(init_seed)
                 ref = self.task.Model(*init_inputs)
-                ref = ref.to(self.device).eval()
+                ref = precision.cast_model(ref.to(self.device), self.dtype).eval()
             except Exception as e:
                 raise TaskFailure("reference Model could not be constructed: %s: %s" % (type(e).__name__, e))
             self.ref_model = ref
@@ -682,7 +645,8 @@ class Evaluation:
         else:
             inputs = self.task.get_inputs()
         inputs = taskload.as_list(inputs, "get_inputs")
-        return [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+        inputs = [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+        return precision.cast_inputs(inputs, self.dtype)
 
     def _reference(self, inputs, fresh=False):
         """The reference's output on a copy of ``inputs`` (on ``inputs`` themselves where
@@ -741,11 +705,27 @@ class Evaluation:
                   "init_seed": init_seed, "num_threads": self.num_threads, "build_dir": build_dir,
                   "allow_tf32": req["allow_tf32"], "init": desc,
                   "build_for": ("cuda-sm%s" % self.cuda_arch.replace(".", "")) if self.cuda_arch else "cpu",
-                  "build_only": self.build_only}
+                  "build_only": self.build_only, "build_service": True, "precision": req["precision"]}
+        candidate_dir = req["candidate_path"] if os.path.isdir(req["candidate_path"]) else \
+            os.path.dirname(req["candidate_path"])
+        builds = buildservice.BuildService(build_dir, header["build_for"], worker.env, worker.sandboxed,
+                                           [candidate_dir, worker.workdir], HARNESS_ROOT)
         try:
-            reply, _ = worker.call(header, data, req["build_timeout_seconds"], "build and construction")
+            reply, _ = self._load(worker, header, data, req["build_timeout_seconds"], "build and construction",
+                                  builds)
         except WorkerFailure as e:
             return self.finish(e.kind if e.kind == "timeout" else "runtime_error", e.message)
+        if builds.discarded:
+            self.runtime_finding("build-cache-entry-discarded", static_check.INFO,
+                                 "%d build-cache entr%s without a matching record of the judge (changed or not "
+                                 "built by it) were discarded and built again" %
+                                 (len(builds.discarded), "y" if len(builds.discarded) == 1 else "ies"))
+        pid = worker.worker_pid()
+        problems = builds.verify_mapped(pid) if pid else []
+        if problems:
+            for prefix, _ in problems:
+                builds.discard(prefix)
+            raise InfrastructureFailure("build cache: %s; the entry was discarded, evaluate again" % problems[0][1])
         build = reply.get("build") or {}
         if isinstance(build, dict):
             self.result["build"] = {
@@ -881,6 +861,17 @@ class Evaluation:
         expected = got = None
         return self._timing(worker, box, strict, len(trials), build_dir)
 
+    def _load(self, worker, header, data, timeout, stage, builds):
+        """The worker's "load", serving the builds it asks for on the way (buildservice.py)."""
+        deadline = time.monotonic() + timeout
+        worker.send(header, data, stage)
+        while True:
+            reply, payload = worker.receive(max(0.1, deadline - time.monotonic()), stage)
+            if isinstance(reply, dict) and reply.get("event") == "build":
+                worker.send(builds.handle(reply, deadline), b"", stage)
+                continue
+            return reply, payload
+
     def _spawn_reference(self, workdir):
         """A worker that will load the task's own Model (and, when asked, its torch.compile):
         the reference is timed in a process set up exactly like the candidate's. Started
@@ -910,7 +901,7 @@ class Evaluation:
                                 "device": self.device, "init_seed": init_seed, "num_threads": self.num_threads,
                                 "build_dir": workdir, "allow_tf32": req["allow_tf32"], "init": desc,
                                 "build_for": ("cuda-sm%s" % self.cuda_arch.replace(".", "")) if self.cuda_arch
-                                else "cpu", "build_only": False, "compile_mode": mode},
+                                else "cpu", "build_only": False, "compile_mode": mode, "precision": req["precision"]},
                                data, req["build_timeout_seconds"], "reference load")
         if not reply.get("ok"):
             raise TaskFailure("the reference worker could not load the task: %s" % reply.get("error", "?"))
@@ -1044,6 +1035,7 @@ class Evaluation:
                          "machine_busy_cores": {"candidate": _round(timer.busy_cores(cand)),
                                                 "reference": _round(timer.busy_cores(eager))},
                          "threads": {"candidate": cand.procs.thread_count(), "reference": eager.procs.thread_count()},
+                         "cpu_budget": timer.budget_evidence(),
                          "candidate_stopped_during_reference": bool(cand.procs.ns_init),
                          "judge_ms": {"candidate": {k: round(v, 3) for k, v in cand.diag.items()},
                                       "reference": {k: round(v, 3) for k, v in eager.diag.items()}}},

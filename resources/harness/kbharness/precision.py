@@ -116,3 +116,37 @@ def probe(exact, expected, got, exact16=None, got16=None):
                                          "the same inputs rounded to a short mantissa: it rounds its inputs"
                                          % (e_cand, e_ref, e_cand16)))
     return out
+
+
+# ---- the requested precision (fp16 / bf16) ------------------------------------------------
+# A reduced-precision request casts the task's floating inputs and the floating parameters and
+# buffers of both models (the reference's and the candidate's, constructed the same way) to
+# that type, on both sides alike; integer and boolean tensors stay as they are.
+DTYPE_NAMES = {"fp32": None, "fp16": "float16", "bf16": "bfloat16"}
+
+
+def dtype_of(name):
+    """The torch dtype a precision casts to; None for fp32 (nothing is cast)."""
+    import torch
+
+    dtype = DTYPE_NAMES.get(name)
+    return getattr(torch, dtype) if dtype else None
+
+
+def cast_inputs(values, dtype):
+    """Floating tensors of ``values`` (a list) cast to ``dtype``; the rest unchanged."""
+    if dtype is None:
+        return values
+    import torch
+
+    return [x.to(dtype) if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in values]
+
+
+def cast_model(model, dtype):
+    """A module's floating parameters and buffers cast to ``dtype`` (Module.to does exactly
+    that); anything that is not a module is left as it is."""
+    if dtype is None or not hasattr(model, "to"):
+        return model
+    import torch
+
+    return model.to(dtype) if isinstance(model, torch.nn.Module) else model

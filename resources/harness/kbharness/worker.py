@@ -27,7 +27,7 @@ import time
 import threading
 import traceback
 
-from . import buildcache, codec, timing
+from . import buildcache, codec, precision, timing
 
 
 def _limit_memory(megabytes):
@@ -167,7 +167,9 @@ class Worker:
         # an import or construction that needs the GPU this build step can't see is left to
         # the evaluation (only a failed build or an invalid file is final here)
         defer_gpu_errors = build_only and build_for.startswith("cuda")
-        buildcache.install(header["build_dir"], build_for)
+        # the judge builds (buildservice.py): this process asks and imports what it is given
+        remote = self._ask_judge if header.get("build_service") is True else None
+        buildcache.install(header["build_dir"], build_for, remote=remote)
         path = header["candidate_path"]
         stage = "import"
         try:
@@ -195,6 +197,8 @@ class Worker:
             else:
                 if hasattr(model, "to"):
                     model = model.to(self.device)
+                # fp16 / bf16: floating weights cast as the reference's are (precision.py)
+                model = precision.cast_model(model, precision.dtype_of(header.get("precision") or "fp32"))
                 if hasattr(model, "eval"):
                     model.eval()
                 self.model = model
@@ -216,6 +220,12 @@ class Worker:
                         "traceback": traceback.format_exc()[-8000:], "build": build})
             return
         self.reply({"ok": True, "build": buildcache.summary()})
+
+    def _ask_judge(self, request):
+        """One build by the judge's build service, while the judge waits for "load"'s reply."""
+        codec.write_frame(self.reply_fd, request)
+        answer, _ = codec.read_frame(self.cmd_fd)
+        return answer
 
     def _forward(self, inputs):
         import torch
