@@ -1,7 +1,8 @@
 """Command line: python3 -m kbharness {evaluate,build,profile,static-check,validate-task}.
 
 Exit status: 0 when a result document was produced (whatever the verdict),
-2 for a bad request or a broken task, 1 for an internal harness error.
+2 for a bad request or a broken task, 1 for an internal harness error, 75 when the
+machinery failed (a build-cache entry changed after the judge recorded it): evaluate again.
 """
 
 import argparse
@@ -16,6 +17,8 @@ from . import HARNESS_VERSION, RESULT_SCHEMA
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_REQUEST = 2
+# The machinery failed, not the candidate (EX_TEMPFAIL): the engine evaluates again.
+EXIT_INFRASTRUCTURE = 75
 
 
 def _write_json(path, doc):
@@ -53,6 +56,11 @@ def cmd_evaluate(args, build_only=False):
         if args.result:
             _write_json(args.result, _error_doc("task_error", str(e)))
         return EXIT_BAD_REQUEST
+    except evaluate.InfrastructureFailure as e:
+        sys.stderr.write("kbharness: infrastructure error: %s\n" % e)
+        if args.result:
+            _write_json(args.result, _error_doc("infrastructure", str(e)))
+        return EXIT_INFRASTRUCTURE
     except Exception as e:  # harness bug
         tb = traceback.format_exc()
         sys.stderr.write("kbharness: internal error: %s\n%s" % (e, tb))
