@@ -100,7 +100,7 @@ RenderedPrompt renderPrompt(const QString& templateText, const PromptValues& val
         {QStringLiteral("{atol}"), formatTolerance(values.atol)},
         {QStringLiteral("{rtol}"), formatTolerance(values.rtol)},
     };
-    const auto fill = [&](QString text) {
+    const auto fill = [&](const QString& text) -> QString {
         // The task goes in last and in one piece, so that braces in it are never read as
         // placeholders.
         QStringList parts = text.split(QStringLiteral("{task_source}"));
