@@ -1,6 +1,7 @@
 #include "clioptions.h"
 #include "controlcommand.h"
 #include "exportcommand.h"
+#include "importcandidatescommand.h"
 #include "providercommand.h"
 #include "servecommand.h"
 #include "signalwatcher.h"
@@ -16,7 +17,8 @@ Commands:
   status   Show the runs in a database and their progress
   report   Print the leaderboard of a run (or of every run)
   attempts List a run's attempts with their verdicts, reasons and anti-cheat findings (--attempt N: one in full)
-  suite    Import a task suite: suite import DIR --db FILE
+  suite    Import a task suite: suite import DIR|FILE.jsonl --db FILE
+  import-candidates  Import candidates generated elsewhere and evaluate them: import-candidates PATH --suite S [--model M]
   export   Write a report or export: --format html|pdf|markdown|csv|json|samples-csv|kernelbench --out FILE
   baselines  Import KernelBench's published baseline timings: baselines import DIR
   provider   Register, list and test model providers: provider add|list|test
@@ -59,6 +61,8 @@ int main(int argc, char** argv)
         return kb::cli::attemptsCommand(args);
     if (command == QLatin1String("suite"))
         return kb::cli::suiteCommand(args);
+    if (command == QLatin1String("import-candidates"))
+        return kb::cli::importCandidatesCommand(args);
     if (command == QLatin1String("export"))
         return kb::cli::exportCommand(args);
     if (command == QLatin1String("baselines"))

@@ -70,7 +70,8 @@ int suiteCommand(const QStringList& args)
 {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
-        "suite import DIR: import a suite folder (suite.json or KernelBench levelN/).\n"
+        "suite import DIR|FILE: import a suite folder (suite.json or KernelBench levelN/), or a JSON-lines\n"
+        "file of KernelBench's Hugging Face dataset ({\"name\", \"level\", \"problem_id\", \"code\"} per line).\n"
         "suite validate NAME: run every task's reference once and flag weak tasks (output below the\n"
         "tolerance, near-constant, insensitive to the input or the weights, nondeterministic).\n"
         "suite flagged NAME: list the flagged tasks."));
@@ -83,12 +84,12 @@ int suiteCommand(const QStringList& args)
     p.addOption({QStringLiteral("timeout"), QStringLiteral("Seconds per task (default 600)."), QStringLiteral("S"),
                  QStringLiteral("600")});
     p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("import, validate or flagged"));
-    p.addPositionalArgument(QStringLiteral("target"), QStringLiteral("suite folder (import) or suite name"));
+    p.addPositionalArgument(QStringLiteral("target"), QStringLiteral("suite folder or JSON-lines file (import), or suite name"));
     int code = 0;
     if (!parseCommandLine(p, args, QStringLiteral("suite"), code))
         return code;
     const auto pos = p.positionalArguments();
-    const QString usage = QStringLiteral("usage: kbstudio-cli suite import DIR [--validate] | validate NAME | flagged NAME "
+    const QString usage = QStringLiteral("usage: kbstudio-cli suite import DIR|FILE.jsonl [--validate] | validate NAME | flagged NAME "
                                          "[--db FILE] [--device cpu|cuda]");
     if (pos.size() != 2)
         return fail(usage, 2);
@@ -101,7 +102,7 @@ int suiteCommand(const QStringList& args)
         return fail(QStringLiteral("--timeout must be a positive number of seconds"), 2);
     try {
         if (pos[0] == QLatin1String("import")) {
-            const auto suite = engine::SuiteLoader::loadFolder(pos[1], p.value(QStringLiteral("name")));
+            const auto suite = engine::SuiteLoader::load(pos[1], p.value(QStringLiteral("name")));
             if (!suite.problems.isEmpty()) {
                 for (const auto& problem : suite.problems)
                     QTextStream(stderr) << "problem: " << problem << '\n';

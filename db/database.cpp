@@ -15,7 +15,8 @@ namespace {
 constexpr const char* kRequiredTables[] = {
     "providers", "models", "suites", "tasks", "runs", "run_models", "attempts", "turns",
     "candidates", "builds", "evaluations", "correctness_trials", "timing_series",
-    "timing_samples", "baselines", "findings", "engines", "task_summaries", "schema_version"};
+    "timing_samples", "baselines", "findings", "engines", "task_summaries", "imported_candidates",
+    "schema_version"};
 
 // quick_check reads every page: about 36 ms per MB on a busy 2-core machine (23.7 s for the
 // 662 MB of a million attempts), too slow for every open of a large file. Up to this size it

@@ -531,6 +531,18 @@ DROP TABLE migration6_check;
     // 7: speedup uncertainty (attempt_timing) and task summaries that carry what fast_p,
     //    the noisy count and the cost need, see speedupUncertaintyMigration().
     speedupUncertaintyMigration(),
+    // 8: candidates generated elsewhere (kbstudio-cli import-candidates). The code of each
+    //    imported attempt is kept apart from candidates and turns, which an interrupted attempt
+    //    loses when it is queued again: the generation step serves it from here. Written so that
+    //    the step can be applied again to its own result.
+    R"SQL(
+CREATE TABLE IF NOT EXISTS imported_candidates (
+    attempt_id INTEGER PRIMARY KEY REFERENCES attempts(id) ON DELETE CASCADE,
+    code       TEXT NOT NULL,
+    code_hash  TEXT NOT NULL,                  -- sha256 of code
+    origin     TEXT NOT NULL DEFAULT ''        -- the file (and line) it was read from
+);
+)SQL",
 };
 
 } // namespace

@@ -17,6 +17,8 @@
 #include "generation/providerclients.h"
 #include "generation/sessionfactory.h"
 #include "generation/modelreference.h"
+#include "imports/candidateimport.h"
+#include "imports/importedsession.h"
 #include "providers/requestoptions.h"
 #include "providers/demoprovider.h"
 #include "providers/prompt.h"
@@ -375,8 +377,10 @@ void RunEngine::prepare(db::Id attemptId)
     QDir().mkpath(job->dir);
     m_inFlight.append(job);
 
-    const GenerationBackend backend = providerFor(*model);
-    if (!backend.provider && !backend.client) {
+    // Imported attempts ask no model: their stored code is the candidate (imports/).
+    const bool imported = model->providerKind == kImportedProviderKind;
+    const GenerationBackend backend = imported ? GenerationBackend{} : providerFor(*model);
+    if (!imported && !backend.provider && !backend.client) {
         finishWithoutResult(job, QStringLiteral("no_candidate"), backend.error);
         return;
     }
@@ -431,7 +435,8 @@ void RunEngine::prepare(db::Id attemptId)
         if (!alive.expired() && m_runId == runId && m_generating > 0)
             --m_generating;
     });
-    auto* session = makeGenerationSession(ctx, backend.provider, backend.client, this);
+    auto* session = imported ? new ImportedSession(ctx, db::ImportRepository(conn).importedCandidate(attemptId), this)
+                             : makeGenerationSession(ctx, backend.provider, backend.client, this);
     job->session.reset(session);
     const std::weak_ptr<Job> weak = job;
     connect(session, &GenerationSession::candidateReady, this, [this, weak](const QString& code) {

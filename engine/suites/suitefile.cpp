@@ -43,6 +43,11 @@ QString errnoText(int error)
 
 bool readSuiteFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QString& problem)
 {
+    return readRegularFile(path, maxBytes, bytes, problem, QStringLiteral("suite file"));
+}
+
+bool readRegularFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QString& problem, const QString& kind)
+{
     const QByteArray native = QFile::encodeName(path);
     struct stat st {};
     // Looked at before opening, so that opening a device has no side effect...
@@ -51,7 +56,7 @@ bool readSuiteFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QStr
         return false;
     }
     if (!S_ISREG(st.st_mode)) {
-        problem = QStringLiteral("%1: is %2; suite files must be regular files").arg(path, kindOf(st.st_mode));
+        problem = QStringLiteral("%1: is %2; %3s must be regular files").arg(path, kindOf(st.st_mode), kind);
         return false;
     }
     // ...and again once open, in case it was swapped for something else in between. O_NONBLOCK
@@ -69,10 +74,10 @@ bool readSuiteFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QStr
     if (::fstat(fd, &st) != 0)
         return fail(QStringLiteral("cannot read (%1)").arg(errnoText(errno)));
     if (!S_ISREG(st.st_mode))
-        return fail(QStringLiteral("is %1; suite files must be regular files").arg(kindOf(st.st_mode)));
+        return fail(QStringLiteral("is %1; %2s must be regular files").arg(kindOf(st.st_mode), kind));
     if (st.st_size > maxBytes) {
-        return fail(QStringLiteral("is %1, more than the %2 a suite file may have")
-                        .arg(sizeText(st.st_size), sizeText(maxBytes)));
+        return fail(QStringLiteral("is %1, more than the %2 a %3 may have")
+                        .arg(sizeText(st.st_size), sizeText(maxBytes), kind));
     }
     bytes.clear();
     bytes.reserve(static_cast<qsizetype>(st.st_size));
@@ -88,8 +93,8 @@ bool readSuiteFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QStr
         bytes.append(buffer, static_cast<qsizetype>(n));
         // A file that grows while it is read is held to the same limit.
         if (bytes.size() > maxBytes) {
-            return fail(QStringLiteral("grew past the %1 a suite file may have while it was read")
-                            .arg(sizeText(maxBytes)));
+            return fail(QStringLiteral("grew past the %1 a %2 may have while it was read")
+                            .arg(sizeText(maxBytes), kind));
         }
     }
     ::close(fd);

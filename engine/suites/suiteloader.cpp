@@ -1,5 +1,6 @@
 #include "suiteloader.h"
 
+#include "jsonlsuite.h"
 #include "suitefile.h"
 
 #include "core/error.h"
@@ -83,6 +84,14 @@ QString SuiteLoader::checkTaskSource(const QString& source)
     if (!missing.isEmpty())
         return QStringLiteral("not a KernelBench-format task: missing ") + missing.join(QStringLiteral(", "));
     return {};
+}
+
+SuiteDefinition SuiteLoader::load(const QString& path, const QString& nameOverride)
+{
+    const QFileInfo info(path);
+    if (info.exists() && !info.isDir())
+        return loadJsonlSuite(path, nameOverride);
+    return loadFolder(path, nameOverride);
 }
 
 SuiteDefinition SuiteLoader::loadFolder(const QString& dir, const QString& nameOverride)

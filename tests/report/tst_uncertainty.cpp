@@ -183,8 +183,8 @@ private Q_SLOTS:
         SmallDatabase small({{1.03, 1.01, 1.07, false}, {0.5, 0.45, 0.55, true}});
         auto& c = small.database.connection();
         const auto before = fastOne(engine::leaderboardFor(c, small.run));
-        // Migration 7 is the last one.
-        c.exec("DELETE FROM schema_version WHERE version = " + std::to_string(db::currentSchemaVersion()));
+        // Migration 7 and the ones after it, applied again.
+        c.exec("DELETE FROM schema_version WHERE version >= 7");
         c.exec("UPDATE task_summaries SET clear_eager = 99"); // damaged, to be recomputed
         QCOMPARE(fastOne(engine::leaderboardFor(c, small.run)), 1.0);
         db::migrate(c);
