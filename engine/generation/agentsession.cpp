@@ -189,10 +189,11 @@ void AgentSession::runNextTool() {
         m_commands->run(args.value(QStringLiteral("command")).toString());
         return;
     } else if (name == QLatin1String("build") || name == QLatin1String("verify") ||
-               name == QLatin1String("profile")) {
-        m_harness->run(name == QLatin1String("build")    ? HarnessToolKind::Build
-                       : name == QLatin1String("verify") ? HarnessToolKind::Verify
-                                                         : HarnessToolKind::Profile);
+               name == QLatin1String("benchmark") || name == QLatin1String("profile")) {
+        m_harness->run(name == QLatin1String("build")       ? HarnessToolKind::Build
+                       : name == QLatin1String("verify")    ? HarnessToolKind::Verify
+                       : name == QLatin1String("benchmark") ? HarnessToolKind::Benchmark
+                                                            : HarnessToolKind::Profile);
         return;
     } else {
         out = {QStringLiteral("there is no tool named '%1'").arg(name), true};

@@ -1,9 +1,9 @@
 #pragma once
 // The tool-using agent: a workspace per attempt with the task's files, a loop of model calls
-// and tool calls (files, a sandboxed shell, the harness's build/verify/profile), a context
-// budget that shortens old tool output, and the stop rule: a verified candidate at least the
-// target speedup over torch.compile (eager where compile is unavailable), the model ending its
-// turn, or the turn budget spent. The workspace's model_new.py is the candidate.
+// and tool calls (files, a sandboxed shell, the harness's build/verify/benchmark, the Nsight
+// profiler), a context budget that shortens old tool output, and the stop rule: a verified
+// candidate at least the target speedup over torch.compile (eager where compile is
+// unavailable), the model ending its turn, or the turn budget spent. The workspace's model_new.py is the candidate.
 
 #include "agentworkspace.h"
 #include "chatexchange.h"

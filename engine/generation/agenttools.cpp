@@ -84,10 +84,21 @@ QList<ToolDefinition> agentToolDefinitions() {
              "inputs; a quick timing follows when it is correct."),
          schema({}, {})});
     tools.append(
-        {QStringLiteral("profile"),
+        {QStringLiteral("benchmark"),
          QStringLiteral(
              "Full evaluation of model_new.py: correctness, then timing against PyTorch eager (and "
              "torch.compile where available), with the run's settings."),
+         schema({}, {})});
+    tools.append(
+        {QStringLiteral("profile"),
+         QStringLiteral(
+             "Profile model_new.py's forward pass on the GPU with Nsight Compute (and Nsight "
+             "Systems where installed); CUDA runs only, outputs are not checked. Returns the "
+             "kernels by GPU time (calls, total and mean time, share) and, for the top kernels, "
+             "achieved vs theoretical occupancy, SM (compute) and memory/DRAM throughput as % of "
+             "peak, grid and block, registers per thread, arithmetic intensity (FLOP/byte) against "
+             "the roofline's ridge point, whether the kernel is memory-, compute- or "
+             "latency-bound, and a one-line hint."),
          schema({}, {})});
     return tools;
 }
@@ -103,8 +114,9 @@ QString agentSystemPrompt(const GenerationContext& c) {
                                "forward pass runs your own %1 kernels built with "
                                "torch.utils.cpp_extension.load_inline (%2).\n"
                                "Use the tools: write and edit files, run commands (no network), "
-                               "build, verify and profile with the "
-                               "evaluation harness. The final model_new.py in the workspace is "
+                               "build, verify and benchmark with the evaluation harness, and "
+                               "profile with Nsight Compute to see where GPU time goes and what "
+                               "limits each kernel. The final model_new.py in the workspace is "
                                "your answer; it is evaluated again "
                                "independently when you stop.\n"
                                "Stop (reply without calling a tool) when the verified solution is "

@@ -13,6 +13,10 @@
 #include <QRandomGenerator>
 
 namespace kb::engine {
+namespace {
+// Seconds the harness's profiler runs (ncu, then nsys) may take together.
+constexpr double kProfileSeconds = 300.0;
+} // namespace
 
 HarnessTool::HarnessTool(const GenerationContext& context, QString workspace, QObject* parent)
     : QObject(parent)
@@ -30,9 +34,9 @@ HarnessTool::~HarnessTool() {
 
 QByteArray HarnessTool::request(HarnessToolKind kind) const {
     const EvalSettings& s = m_ctx.eval;
-    const bool profile = kind == HarnessToolKind::Profile;
+    const bool full = kind == HarnessToolKind::Benchmark;
     QJsonObject baseline{{QStringLiteral("eager"), true},
-                         {QStringLiteral("compile"), profile && s.compileBaseline},
+                         {QStringLiteral("compile"), full && s.compileBaseline},
                          {QStringLiteral("compile_mode"), s.compileMode}};
     QJsonObject policy{{QStringLiteral("allow_torch_ops"), s.allowTorchOps},
                        {QStringLiteral("allow_vendor_libraries"), s.vendorLibraries}};
@@ -44,8 +48,8 @@ QByteArray HarnessTool::request(HarnessToolKind kind) const {
         {QStringLiteral("gpu_index"), 0},
         {QStringLiteral("correctness_trials"), s.correctnessTrials},
         {QStringLiteral("timing_trials"),
-         profile ? s.timingTrials : std::min(5, std::max(1, s.timingTrials))},
-        {QStringLiteral("warmup"), profile ? s.warmup : std::min(1, s.warmup)},
+         full ? s.timingTrials : std::min(5, std::max(1, s.timingTrials))},
+        {QStringLiteral("warmup"), full ? s.warmup : std::min(1, s.warmup)},
         {QStringLiteral("max_timing_seconds"), s.maxTimingSeconds},
         // A fresh seed per call, below 2^53 so JSON keeps it exact.
         {QStringLiteral("seed"),
@@ -93,12 +97,21 @@ void HarnessTool::run(HarnessToolKind kind) {
                 onFinished(kind, outcome);
             });
     const bool build = kind == HarnessToolKind::Build;
-    const double timeout = build ? m_ctx.eval.buildTimeoutSeconds
-                                 : m_ctx.eval.timeoutSeconds + m_ctx.eval.buildTimeoutSeconds;
-    proc->start({build ? QStringLiteral("build") : QStringLiteral("evaluate"),
-                 QStringLiteral("--request"), QStringLiteral("-"), QStringLiteral("--result"),
-                 m_resultPath},
-                m_workspace, static_cast<int>(timeout * 1000), request(kind));
+    const bool profile = kind == HarnessToolKind::Profile;
+    // The profiler's own limit (its ncu and nsys runs) comes on top of the build; the process
+    // limit leaves it room to answer with its own message first.
+    const double timeout =
+        build     ? m_ctx.eval.buildTimeoutSeconds
+        : profile ? m_ctx.eval.buildTimeoutSeconds + kProfileSeconds + 180.0
+                  : m_ctx.eval.timeoutSeconds + m_ctx.eval.buildTimeoutSeconds;
+    QStringList args{build     ? QStringLiteral("build")
+                     : profile ? QStringLiteral("profile")
+                               : QStringLiteral("evaluate"),
+                     QStringLiteral("--request"), QStringLiteral("-"), QStringLiteral("--result"),
+                     m_resultPath};
+    if (profile)
+        args << QStringLiteral("--timeout") << QString::number(kProfileSeconds);
+    proc->start(args, m_workspace, static_cast<int>(timeout * 1000), request(kind));
 }
 
 void HarnessTool::onFinished(HarnessToolKind kind, const HarnessOutcome& outcome) {
@@ -109,6 +122,13 @@ void HarnessTool::onFinished(HarnessToolKind kind, const HarnessOutcome& outcome
     HarnessToolResult result;
     result.codeHash = m_codeHash;
     const QJsonObject doc = QJsonDocument::fromJson(bytes).object();
+    if (kind == HarnessToolKind::Profile &&
+        doc.value(QStringLiteral("schema")).toString() == QLatin1String(kProfileSchema)) {
+        HarnessToolResult profiled = profileResult(doc);
+        profiled.codeHash = m_codeHash;
+        Q_EMIT finished(profiled);
+        return;
+    }
     if (doc.isEmpty() ||
         doc.value(QStringLiteral("schema")).toString() != QLatin1String(kResultSchema)) {
         QString why = doc.value(QStringLiteral("message")).toString();
@@ -140,10 +160,24 @@ void HarnessTool::onFinished(HarnessToolKind kind, const HarnessOutcome& outcome
     QString text = evaluationSummary(parsed.record);
     if (kind == HarnessToolKind::Verify && parsed.record.evaluation.verdict == "correct")
         text +=
-            QStringLiteral("(verify times only a few trials; use profile for reliable numbers)\n");
+            QStringLiteral("(verify times only a few trials; use benchmark for reliable numbers)\n");
     result.output = {text, parsed.record.evaluation.verdict != "correct"};
     result.record = std::move(parsed.record);
     Q_EMIT finished(result);
+}
+
+HarnessToolResult HarnessTool::profileResult(const QJsonObject& doc) const {
+    // The harness writes the text the model reads; a document without one (an older harness)
+    // still says what went wrong.
+    const QString status = doc.value(QStringLiteral("status")).toString();
+    QString text = doc.value(QStringLiteral("summary")).toString();
+    if (text.trimmed().isEmpty())
+        text = QStringLiteral("Profile %1: %2")
+                   .arg(status.isEmpty() ? QStringLiteral("failed") : status,
+                        doc.value(QStringLiteral("message")).toString());
+    HarnessToolResult result;
+    result.output = {trimmedTail(text, 12000), status != QLatin1String("ok")};
+    return result;
 }
 
 } // namespace kb::engine
