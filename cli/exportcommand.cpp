@@ -6,6 +6,7 @@
 #include "core/paths.h"
 #include "report/baselineimport.h"
 #include "report/exporter.h"
+#include "report/kernelbenchexport.h"
 #include "report/jsonexport.h"
 #ifdef KBSTUDIO_CLI_PDF
 #include "report/pdfreport.h"
@@ -136,6 +137,18 @@ int exportCommand(const QStringList& args)
 #else
             error = QStringLiteral("this kbstudio-cli was built without PDF support (KBSTUDIO_CLI_PDF=OFF)");
 #endif
+        } else if (*format == report::ExportFormat::KernelBench
+                   && (outPath.endsWith(QLatin1Char('/')) || QFileInfo(outPath).isDir())) {
+            // Every model and level: one KernelBench run folder each (docs/exports.md).
+            QStringList written;
+            error = report::writeKernelBenchRuns(outPath, data, &written);
+            if (error.isEmpty()) {
+                out(QStringLiteral("wrote kernelbench run folders to %1 (%2 files, %3 attempts)\n")
+                        .arg(outPath)
+                        .arg(written.size())
+                        .arg(data.attempts.size()));
+                return 0;
+            }
         } else {
             const QByteArray bytes = report::renderExport(*format, data, html);
             if (outPath == QLatin1String("-"))

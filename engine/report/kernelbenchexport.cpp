@@ -2,8 +2,12 @@
 
 #include "textformat.h"
 
+#include "exporter.h"
+
 #include "core/error.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QRegularExpression>
 
 #include <nlohmann/json.hpp>
@@ -100,11 +104,12 @@ bool problemLess(const QString& a, const QString& b)
     return a < b;
 }
 
-Json levelJson(const ReportData& data, int level)
+// model: empty for every model.
+Json levelJson(const ReportData& data, int level, const std::string& model = {})
 {
     std::map<QString, std::vector<const AttemptRecord*>, decltype(&problemLess)> problems(&problemLess);
     for (const auto& rec : data.attempts) {
-        if (rec.attempt.level == level)
+        if (rec.attempt.level == level && (model.empty() || rec.attempt.modelName == model))
             problems[kernelBenchProblemId(rec.attempt)].push_back(&rec);
     }
     Json out = Json::object();
@@ -140,7 +145,9 @@ QByteArray kernelBenchEvalResults(const ReportData& data)
         for (const auto& m : models)
             names << QString::fromStdString(m);
         throw engine::Error(QStringLiteral("the KernelBench format holds one model per file; "
-                                           "select one with --models (models: %1)")
+                                           "select one with --models, or give --out a folder (ending in '/') "
+                                           "for one runs/<model>_level<L>/eval_results.json per model and level "
+                                           "(models: %1)")
                                 .arg(names.join(QStringLiteral(", "))));
     }
     Json doc = Json::object();
@@ -151,6 +158,92 @@ QByteArray kernelBenchEvalResults(const ReportData& data)
             doc["level" + std::to_string(level)] = levelJson(data, level);
     }
     return QByteArray::fromStdString(doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+}
+
+QList<KernelBenchRunFile> kernelBenchRunFiles(const ReportData& data)
+{
+    std::map<std::string, std::set<int>> levelsByModel;
+    for (const auto& rec : data.attempts)
+        levelsByModel[rec.attempt.modelName].insert(rec.attempt.level);
+    // A folder name KernelBench's run_name can hold: letters, digits, '.', '-' and '_'.
+    static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]"));
+    std::set<QString> taken;
+    QList<KernelBenchRunFile> out;
+    for (const auto& [model, levels] : levelsByModel) {
+        QString stem = QString::fromStdString(model).replace(unsafe, QStringLiteral("_"));
+        if (stem.isEmpty() || stem.startsWith(QLatin1Char('.')))
+            stem.prepend(QLatin1Char('_'));
+        QString unique = stem;
+        for (int n = 2; taken.count(unique.toLower()); ++n)
+            unique = stem + QStringLiteral("_%1").arg(n);
+        taken.insert(unique.toLower()); // case-insensitive file systems too
+        for (int level : levels) {
+            KernelBenchRunFile f;
+            f.runName = QStringLiteral("%1_level%2").arg(unique).arg(level);
+            f.model = QString::fromStdString(model);
+            f.level = level;
+            f.evalResults = QByteArray::fromStdString(
+                levelJson(data, level, model).dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+            out << f;
+        }
+    }
+    return out;
+}
+
+QByteArray kernelBenchRunIndex(const QList<KernelBenchRunFile>& files)
+{
+    Json runs = Json::array();
+    for (const auto& f : files) {
+        const Json doc = Json::parse(f.evalResults.toStdString());
+        std::size_t samples = 0;
+        for (const auto& [id, entries] : doc.items())
+            samples += entries.size();
+        runs.push_back(Json{{"run_name", f.runName.toStdString()},
+                            {"model", f.model.toStdString()},
+                            {"level", f.level},
+                            {"problems", doc.size()},
+                            {"samples", samples},
+                            {"eval_results", f.runName.toStdString() + "/eval_results.json"}});
+    }
+    const Json index{{"format", "kernelbench-runs"},
+                     {"note", "one KernelBench run folder per model and level: "
+                              "benchmark_eval_analysis.py run_name=<run_name> level=<level>"},
+                     {"runs", runs}};
+    return QByteArray::fromStdString(index.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+}
+
+QString writeKernelBenchRuns(const QString& dir, const ReportData& data, QStringList* written)
+{
+    const QList<KernelBenchRunFile> files = kernelBenchRunFiles(data);
+    if (files.isEmpty())
+        return QStringLiteral("no attempt to export to '%1'").arg(dir);
+    const QFileInfo info(dir);
+    if (info.exists() && !info.isDir())
+        return QStringLiteral("cannot write KernelBench run folders into '%1': it is a file").arg(dir);
+    // Never mixed with (or written over) results already there.
+    QStringList paths{QStringLiteral("kbstudio_runs.json")};
+    for (const auto& f : files)
+        paths << f.runName;
+    for (const auto& name : paths) {
+        if (QFileInfo::exists(QDir(dir).filePath(name)))
+            return QStringLiteral("'%1' exists already; give --out an empty or new folder").arg(QDir(dir).filePath(name));
+    }
+    if (!QDir().mkpath(dir))
+        return QStringLiteral("cannot create the folder '%1'").arg(dir);
+    const auto write = [&](const QString& path, const QByteArray& bytes) -> QString {
+        const QString error = writeFileAtomically(path, bytes);
+        if (error.isEmpty() && written)
+            *written << path;
+        return error;
+    };
+    for (const auto& f : files) {
+        const QString folder = QDir(dir).filePath(f.runName);
+        if (!QDir().mkpath(folder))
+            return QStringLiteral("cannot create the folder '%1'").arg(folder);
+        if (const QString error = write(QDir(folder).filePath(QStringLiteral("eval_results.json")), f.evalResults); !error.isEmpty())
+            return error;
+    }
+    return write(QDir(dir).filePath(QStringLiteral("kbstudio_runs.json")), kernelBenchRunIndex(files));
 }
 
 } // namespace kb::report
