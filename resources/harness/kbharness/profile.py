@@ -136,12 +136,11 @@ def tool_version(path):
 class _Runner:
     """Runs the target (under a profiler or not) in the evaluator's sandbox, with a timeout."""
 
-    def __init__(self, req, workdir, build_dir, extra_readable):
+    def __init__(self, req, workdir, extra_readable):
         from . import evaluate
 
         self.req = req
         self.workdir = workdir
-        self.build_dir = build_dir
         self.sandbox = None
         self.prefix = []
         if req["sandbox"] in ("auto", "bwrap"):
@@ -150,7 +149,7 @@ class _Runner:
                 readable = [evaluate.HARNESS_ROOT, os.path.dirname(req["task_path"]),
                             req["candidate_path"] if os.path.isdir(req["candidate_path"])
                             else os.path.dirname(req["candidate_path"])] + list(extra_readable)
-                self.prefix = evaluate._sandbox_command("cuda", workdir, [workdir, build_dir], readable,
+                self.prefix = evaluate._sandbox_command("cuda", workdir, [workdir], readable,
                                                         [req["build_root"]] if req["build_root"] else [])
                 self.sandbox = "bwrap"
             elif req["sandbox"] == "bwrap":
@@ -260,14 +259,12 @@ def profile(req, calls=DEFAULT_CALLS, kernel_limit=DEFAULT_KERNEL_LIMIT, timeout
     if not torch.cuda.is_available():
         return _finish(doc, "unavailable", "torch sees no CUDA GPU on this host")
     arch = "%d.%d" % torch.cuda.get_device_capability(req["gpu_index"])
-    build_dir = req["build_dir"] or os.path.join(tempfile.gettempdir(), "kbharness-build-cache")
-    os.makedirs(build_dir, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix="kbharness-profile-")
     os.chmod(workdir, 0o700)
     try:
         tool_roots = [os.path.dirname(os.path.dirname(os.path.realpath(t))) for t in (ncu, nsys) if t]
         try:
-            runner = _Runner(req, workdir, build_dir, tool_roots)
+            runner = _Runner(req, workdir, tool_roots)
         except RuntimeError as e:
             return _finish(doc, "failed", str(e))
         doc["sandbox"] = runner.sandbox
@@ -275,7 +272,10 @@ def profile(req, calls=DEFAULT_CALLS, kernel_limit=DEFAULT_KERNEL_LIMIT, timeout
         spec = {"task_path": req["task_path"], "candidate_path": req["candidate_path"],
                 "device": "cuda:%d" % req["gpu_index"],
                 "init_seed": seeds.init_seed(req["seed"]), "input_seed": seeds.trial_seed(req["seed"], 0),
-                "num_threads": req["num_threads"] or 1, "allow_tf32": req["allow_tf32"], "build_dir": build_dir,
+                "num_threads": req["num_threads"] or 1, "allow_tf32": req["allow_tf32"],
+                # A private build folder: candidate code runs where this build happens, and the
+                # shared build cache is written only by the judge's build service.
+                "build_dir": os.path.join(workdir, "build"),
                 "build_for": "cuda-sm%s" % arch.replace(".", ""), "warmup": 1, "profiled_calls": 0,
                 "status_path": os.path.join(workdir, "status.json")}
 
