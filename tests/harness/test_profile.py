@@ -261,6 +261,115 @@ class TargetTests(unittest.TestCase):
         self.assertEqual((status["ok"], status["stage"]), (False, "construct"))
 
 
+class FakeGpuHost:
+    """profile.profile() on this machine as on a GPU host: torch reports a GPU, the profiled
+    runs are answered from the stored outputs instead of being run (what the target writes to
+    its status file and ncu to its --log-file), and nsys, where wanted, is a script that prints
+    the stored kernel summary. What it is asked to run is kept in ``runs``."""
+
+    def __init__(self, tmp, ncu_outputs, prepare=None, nsys=False, ncu_rc=0):
+        self.tmp, self.ncu_outputs, self.ncu_rc = tmp, list(ncu_outputs), ncu_rc
+        self.prepare = prepare or {"ok": True, "stage": "done", "device_name": "NVIDIA H200"}
+        self.runs = []
+        self.nsys = None
+        if nsys:
+            self.nsys = os.path.join(tmp, "nsys")
+            with open(self.nsys, "w") as f:
+                f.write("#!/bin/sh\n[ \"$1\" = stats ] && cat %s\n" % os.path.join(NCU, "nsys_stats.txt"))
+            os.chmod(self.nsys, 0o755)
+
+    def run(self, runner, tool_args, spec_path, timeout, log_name):
+        with open(spec_path) as f:
+            spec = json.load(f)
+        self.runs.append((list(tool_args), spec))
+        status = self.prepare if not tool_args else {"ok": True, "stage": "done"}
+        with open(spec["status_path"], "w") as f:
+            json.dump(status, f)
+        if tool_args and tool_args[0] == "/fake/ncu":
+            out = self.ncu_outputs.pop(0)
+            if out is None:
+                return None, ""  # the time limit
+            with open(tool_args[tool_args.index("--log-file") + 1], "w") as f:
+                f.write(out)
+            return self.ncu_rc, ""
+        if tool_args and tool_args[0] == self.nsys:
+            open(tool_args[tool_args.index("-o") + 1] + ".nsys-rep", "w").close()
+        return 0, ""
+
+    def profile(self, **kw):
+        import torch
+
+        fake = self
+        tools = {"ncu": "/fake/ncu", "nsys": self.nsys}
+        req = request.parse(make_request(fixture("fx_cuda_relu.py"), RELU_TASK, device="cuda", sandbox="none"))
+        with mock.patch.object(torch.cuda, "is_available", return_value=True), \
+                mock.patch.object(torch.cuda, "get_device_capability", return_value=(9, 0)), \
+                mock.patch.object(profile, "find_tool", side_effect=lambda name: tools[name]), \
+                mock.patch.object(profile, "tool_version", return_value="2024.3.2"), \
+                mock.patch.object(profile._Runner, "run",
+                                  lambda runner, *a: fake.run(runner, *a)):
+            return profile.profile(req, **kw)
+
+
+class ProfileRunTests(unittest.TestCase):
+    """The profile run's steps and answers, with the GPU host's programs stood in for."""
+
+    def test_prepare_then_ncu_then_nsys(self):
+        with tempfile.TemporaryDirectory(prefix="kbharness-test-") as tmp:
+            host = FakeGpuHost(tmp, [read("ncu_raw.csv")], nsys=True)
+            doc = host.profile(calls=4, kernel_limit=25)
+        self.assertEqual(doc["status"], "ok", doc["message"])
+        (prepare, spec0), (ncu, spec1), (nsys, _) = host.runs
+        self.assertEqual(prepare, [])
+        self.assertEqual((spec0["profiled_calls"], spec1["profiled_calls"], spec1["warmup"]), (0, 4, 2))
+        self.assertEqual(spec1["device"], "cuda:0")
+        self.assertEqual(spec1["build_for"], "cuda-sm90")
+        # the candidate is built in the profile's own folder, never in the shared cache
+        self.assertEqual(os.path.dirname(spec1["build_dir"]), os.path.dirname(spec1["status_path"]))
+        for arg in (["--target-processes", "all"], ["--profile-from-start", "off"], ["--launch-count", "25"],
+                    ["--csv"], ["--page", "raw"]):
+            self.assertIn(arg, [ncu[i:i + len(arg)] for i in range(len(ncu))])
+        metrics = ncu[ncu.index("--metrics") + 1].split(",")
+        self.assertEqual(metrics, ncureport.ALL_METRICS)
+        self.assertIn("--capture-range=cudaProfilerApi", nsys)
+        self.assertEqual((doc["time_source"], doc["device_name"], doc["ncu_version"]), ("nsys", "NVIDIA H200",
+                                                                                          "2024.3.2"))
+        self.assertEqual(doc["calls"], 4)
+        self.assertIn("Nsight Compute 2024.3.2 + Nsight Systems, NVIDIA H200; 4 forward call(s)", doc["summary"])
+        self.assertFalse(os.path.exists(os.path.dirname(spec1["status_path"])))  # cleaned up
+
+    def test_unknown_metrics_cost_the_roofline_only(self):
+        with tempfile.TemporaryDirectory(prefix="kbharness-test-") as tmp:
+            host = FakeGpuHost(tmp, ["==ERROR== Failed to find metric dram__bytes.sum.peak_sustained\n",
+                                     read("ncu_raw_latency.csv")])
+            doc = host.profile()
+        self.assertEqual(doc["status"], "ok", doc["message"])
+        second = host.runs[2][0]
+        self.assertEqual(second[second.index("--metrics") + 1].split(","), ncureport.CORE_METRICS)
+        self.assertIn("lacks the roofline metrics", doc["summary"])
+        self.assertEqual(doc["time_source"], "ncu")
+
+    def test_failures_are_messages(self):
+        cases = [
+            ({"ncu": ["==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
+                      "Performance Counters\n"]}, "failed", "no permission to read the GPU's performance counters"),
+            ({"ncu": [None]}, "timeout", "ncu did not finish within"),
+            ({"ncu": ["==ERROR== The application returned an error code (1).\n"] * 2}, "failed",
+             "The application returned an error code"),
+            ({"ncu": [], "prepare": {"ok": False, "stage": "build", "error": "extension build failed",
+                                     "build_errors": [{"file": "main.cu", "line": 7, "message": "expected ';'"}]}},
+             "build_error", "main.cu:7: expected ';'"),
+            ({"ncu": [], "prepare": {"ok": False, "stage": "forward", "error": "RuntimeError: CUDA error"}},
+             "runtime_error", "failed before profiling (forward): RuntimeError: CUDA error"),
+        ]
+        for setup, status, text in cases:
+            with self.subTest(status=status, text=text), tempfile.TemporaryDirectory(prefix="kbharness-test-") as tmp:
+                doc = FakeGpuHost(tmp, setup["ncu"], prepare=setup.get("prepare")).profile()
+                self.assertEqual(doc["status"], status, doc["message"])
+                self.assertIn(text, doc["summary"])
+                json.dumps(doc, allow_nan=False)
+
+
 class ProfileCommandTests(unittest.TestCase):
     """The subcommand's answers where no profile can be made: never a crash, always a
     document with a readable message (exit status 0, as for a verdict)."""
