@@ -185,6 +185,7 @@ def command(workdir, writable=(), readable=(), read_only_over=(), hidden=(), gpu
     for path in read_only_over:
         if os.path.isdir(path) and not os.path.islink(path):
             cmd += ["--ro-bind", path, path]
-    cmd += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
-            "--chdir", chdir or workdir, "--setenv", "TMPDIR", workdir]
+    # the sandbox's own root (where bwrap made the folders that hold the binds) is read-only too
+    cmd += ["--remount-ro", "/", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--die-with-parent", "--chdir", chdir or workdir, "--setenv", "TMPDIR", workdir]
     return cmd + ["--"]
