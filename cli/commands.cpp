@@ -12,10 +12,13 @@
 #include "core/error.h"
 #include "core/paths.h"
 #include "report/leaderboardformat.h"
+#include "report/runsettingssummary.h"
 #include "run/runengine.h"
 #include "suites/suiteimporter.h"
 #include "suites/suiteloader.h"
 
+#include "db/catalogrepository.h"
+#include "db/database.h"
 #include "db/leaserepository.h"
 #include "db/queuerepository.h"
 #include "db/runrepository.h"
@@ -28,7 +31,10 @@
 #include <QTextStream>
 #include <QThread>
 
+#include <algorithm>
 #include <csignal>
+#include <map>
+#include <optional>
 #include <iostream>
 
 namespace kb::cli {
@@ -74,6 +80,49 @@ QCommandLineOption dbOption()
     return {QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")};
 }
 
+// The spec of a stored run, to create it again with exactly the same settings: suite, models,
+// tasks, samples, mode, evaluation settings, generation settings with the prompt template's
+// full text. Only the secret seed is new (a published seed would let inputs be predicted).
+std::optional<engine::RunSpec> specLike(const QString& dbPath, db::Id runId, QString* error)
+{
+    db::Database database(dbPath.toStdString(), db::Database::Access::ReadOnly);
+    auto& conn = database.connection();
+    const auto run = db::RunRepository(conn).run(runId);
+    if (!run) {
+        *error = QStringLiteral("no run with id %1 in %2").arg(runId).arg(dbPath);
+        return std::nullopt;
+    }
+    const QJsonObject settings = QJsonDocument::fromJson(QByteArray::fromStdString(run->settingsJson)).object();
+    engine::RunSpec spec;
+    spec.name = QStringLiteral("%1 (again)").arg(QString::fromStdString(run->name));
+    spec.suite = QString::fromStdString(run->suiteName);
+    spec.mode = QString::fromStdString(run->mode);
+    spec.samples = settings.value(QStringLiteral("samples")).toInt(1);
+    spec.settings = engine::EvalSettings::fromJson(settings);
+    spec.settings.seed = 0;
+    spec.settings.programVersion = engine::currentProgramVersion();
+    spec.generation = engine::GenerationSettings::fromJson(settings.value(QStringLiteral("generation")).toObject());
+    std::map<db::Id, QString> modelRefs;
+    for (const auto& m : db::CatalogRepository(conn).models())
+        modelRefs[m.id] = QString::fromStdString(m.providerName + "/" + m.name);
+    int mostSamples = 0;
+    for (const auto& a : db::RunRepository(conn).attempts(runId)) {
+        const QString model = modelRefs.count(a.modelId) ? modelRefs.at(a.modelId) : QString::fromStdString(a.modelName);
+        if (!spec.models.contains(model))
+            spec.models << model;
+        if (!spec.tasks.contains(QString::fromStdString(a.taskKey)))
+            spec.tasks << QString::fromStdString(a.taskKey);
+        mostSamples = std::max(mostSamples, a.sampleIndex + 1);
+    }
+    if (!settings.contains(QStringLiteral("samples")) && mostSamples > 0)
+        spec.samples = mostSamples;
+    if (spec.models.isEmpty()) {
+        *error = QStringLiteral("run %1 has no attempts to take its models and tasks from").arg(runId);
+        return std::nullopt;
+    }
+    return spec;
+}
+
 } // namespace
 
 int runCommand(const QStringList& args)
@@ -113,6 +162,16 @@ int runCommand(const QStringList& args)
     p.addOption({QStringLiteral("max-tokens"), QStringLiteral("Output tokens per model call (default 16384)."), QStringLiteral("N"), QStringLiteral("16384")});
     p.addOption({QStringLiteral("no-stream"), QStringLiteral("Ask for whole answers instead of streams (a provider's or model's stream setting still wins).")});
     p.addOption({QStringLiteral("no-preflight"), QStringLiteral("Skip the check request sent to each model before the first attempt.")});
+    p.addOption({QStringLiteral("precision"), QStringLiteral("fp32, fp16 or bf16: inputs and weights in this precision, and its tolerance (1e-4 for fp32, 1e-2 for fp16 and bf16) unless --atol/--rtol (default fp32)."),
+                 QStringLiteral("P"), QStringLiteral("fp32")});
+    p.addOption({QStringLiteral("atol"), QStringLiteral("Absolute tolerance of the correctness check (default: the precision's)."), QStringLiteral("X")});
+    p.addOption({QStringLiteral("rtol"), QStringLiteral("Relative tolerance of the correctness check (default: the precision's)."), QStringLiteral("X")});
+    p.addOption({QStringLiteral("prompt-template"), QStringLiteral("One-shot/multi-turn prompt: a built-in (kernelbench, kbstudio) or a template file; its text is stored with the run "
+                                                                   "(default: kernelbench for suites named kernelbench*, else kbstudio)."),
+                 QStringLiteral("NAME|FILE")});
+    p.addOption({QStringLiteral("like"), QStringLiteral("Create a new run with exactly the settings of run ID (suite, models, tasks, samples, mode, evaluation settings, "
+                                                        "prompt template text); options given as well override them."),
+                 QStringLiteral("ID")});
     p.addOption({QStringLiteral("resume"), QStringLiteral("Resume the run with this id instead of creating one."), QStringLiteral("ID")});
     p.addOption({QStringLiteral("quiet"), QStringLiteral("No progress line.")});
     p.addOption({QStringLiteral("backend"), QStringLiteral("Where evaluations run: local or slurm (default local)."), QStringLiteral("BACKEND"), QStringLiteral("local")});
@@ -124,51 +183,116 @@ int runCommand(const QStringList& args)
 
     const bool resume = p.isSet(QStringLiteral("resume"));
     engine::RunSpec spec;
+    const bool like = p.isSet(QStringLiteral("like"));
+    if (resume && like)
+        return fail(QStringLiteral("--resume and --like exclude each other"), 2);
     if (!resume) {
-        if (!p.isSet(QStringLiteral("models")))
+        if (like) {
+            QString error;
+            try {
+                const auto stored = specLike(databasePath(p), p.value(QStringLiteral("like")).toLongLong(), &error);
+                if (!stored)
+                    return fail(error);
+                spec = *stored;
+            } catch (const db::Error& e) {
+                return fail(QString::fromUtf8(e.what()));
+            }
+        } else if (!p.isSet(QStringLiteral("models"))) {
             return fail(QStringLiteral("--models is required (e.g. --models demo-a,demo-b)"), 2);
-        spec.name = p.value(QStringLiteral("name"));
-        spec.suite = p.value(QStringLiteral("suite"));
-        spec.models = p.value(QStringLiteral("models")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        }
+        // Without --like every option applies (with its default); with it only those given.
+        const auto given = [&p, like](const char* name) { return !like || p.isSet(QString::fromLatin1(name)); };
+        const auto value = [&p](const char* name) { return p.value(QString::fromLatin1(name)); };
+        if (given("name"))
+            spec.name = value("name");
+        if (given("suite"))
+            spec.suite = value("suite");
+        if (given("models"))
+            spec.models = value("models").split(QLatin1Char(','), Qt::SkipEmptyParts);
         if (p.isSet(QStringLiteral("tasks")))
-            spec.tasks = p.value(QStringLiteral("tasks")).split(QLatin1Char(','), Qt::SkipEmptyParts);
-        for (const auto& l : p.value(QStringLiteral("levels")).split(QLatin1Char(','), Qt::SkipEmptyParts))
-            spec.levels << l.toInt();
-        spec.samples = p.value(QStringLiteral("samples")).toInt();
-        spec.mode = p.value(QStringLiteral("mode"));
-        spec.generation.turns = p.value(QStringLiteral("turns")).toInt();
-        spec.generation.maxTurns = p.value(QStringLiteral("max-turns")).toInt();
-        spec.generation.skillName = p.value(QStringLiteral("skill"));
+            spec.tasks = value("tasks").split(QLatin1Char(','), Qt::SkipEmptyParts);
+        else if (like && p.isSet(QStringLiteral("suite")))
+            spec.tasks.clear(); // another suite: its tasks
+        if (given("levels")) {
+            spec.levels.clear();
+            for (const auto& l : value("levels").split(QLatin1Char(','), Qt::SkipEmptyParts))
+                spec.levels << l.toInt();
+        }
+        if (given("samples"))
+            spec.samples = value("samples").toInt();
+        if (given("mode"))
+            spec.mode = value("mode");
+        if (given("turns"))
+            spec.generation.turns = value("turns").toInt();
+        if (given("max-turns"))
+            spec.generation.maxTurns = value("max-turns").toInt();
+        if (given("skill")) {
+            spec.generation.skillName = value("skill");
+            spec.generation.skillText.clear();
+        }
+        if (given("prompt-template")) {
+            spec.generation.promptTemplate = value("prompt-template");
+            spec.generation.promptTemplateText.clear(); // loaded again from the name or file
+        }
         if (spec.mode != QLatin1String("one-shot") && spec.mode != QLatin1String("multi-turn") && spec.mode != QLatin1String("agent"))
             return fail(QStringLiteral("--mode must be one-shot, multi-turn or agent"), 2);
         if (spec.generation.turns < 1 || spec.generation.maxTurns < 1)
             return fail(QStringLiteral("--turns and --max-turns must be at least 1"), 2);
         bool numberOk = true;
-        spec.generation.maxTokens = p.value(QStringLiteral("max-tokens")).toInt(&numberOk);
-        if (!numberOk || spec.generation.maxTokens < 1)
-            return fail(QStringLiteral("--max-tokens must be at least 1"), 2);
+        if (given("max-tokens")) {
+            spec.generation.maxTokens = value("max-tokens").toInt(&numberOk);
+            if (!numberOk || spec.generation.maxTokens < 1)
+                return fail(QStringLiteral("--max-tokens must be at least 1"), 2);
+        }
         if (p.isSet(QStringLiteral("temperature"))) {
-            spec.generation.temperature = p.value(QStringLiteral("temperature")).toDouble(&numberOk);
+            spec.generation.temperature = value("temperature").toDouble(&numberOk);
             if (!numberOk || *spec.generation.temperature < 0 || *spec.generation.temperature > 2)
                 return fail(QStringLiteral("--temperature must be a number from 0 to 2 (0 to 1 for Anthropic models)"), 2);
         }
-        spec.generation.stream = !p.isSet(QStringLiteral("no-stream"));
-        QString device = p.value(QStringLiteral("device"));
-        if (device != QLatin1String("cpu") && device != QLatin1String("cuda") && device != QLatin1String("auto"))
-            return fail(QStringLiteral("--device must be cpu, cuda or auto"), 2);
-        spec.settings.device = device;
-        spec.settings.correctnessTrials = p.value(QStringLiteral("trials")).toInt();
-        spec.settings.timingTrials = p.isSet(QStringLiteral("timing-trials")) ? p.value(QStringLiteral("timing-trials")).toInt() : 0;
-        spec.settings.buildJobs = p.isSet(QStringLiteral("jobs")) ? p.value(QStringLiteral("jobs")).toInt()
-                                                                  : std::max(1, QThread::idealThreadCount());
-        spec.settings.timeoutSeconds = p.value(QStringLiteral("timeout")).toDouble();
-        spec.settings.buildTimeoutSeconds = p.value(QStringLiteral("build-timeout")).toDouble();
-        spec.settings.compileBaseline = p.isSet(QStringLiteral("compile"));
-        spec.settings.compileMode = p.value(QStringLiteral("compile-mode"));
-        spec.settings.allowTf32 = p.isSet(QStringLiteral("tf32"));
-        spec.settings.maxTimingSeconds = p.isSet(QStringLiteral("max-timing-seconds"))
-                                             ? p.value(QStringLiteral("max-timing-seconds")).toDouble()
-                                             : 0.0; // the device's default, below
+        if (given("no-stream"))
+            spec.generation.stream = !p.isSet(QStringLiteral("no-stream"));
+        if (given("device")) {
+            const QString device = value("device");
+            if (device != QLatin1String("cpu") && device != QLatin1String("cuda") && device != QLatin1String("auto"))
+                return fail(QStringLiteral("--device must be cpu, cuda or auto"), 2);
+            spec.settings.device = device;
+        }
+        if (given("trials"))
+            spec.settings.correctnessTrials = value("trials").toInt();
+        if (given("timing-trials"))
+            spec.settings.timingTrials = p.isSet(QStringLiteral("timing-trials")) ? value("timing-trials").toInt() : 0;
+        if (given("jobs"))
+            spec.settings.buildJobs = p.isSet(QStringLiteral("jobs")) ? value("jobs").toInt()
+                                                                      : std::max(1, QThread::idealThreadCount());
+        if (given("timeout"))
+            spec.settings.timeoutSeconds = value("timeout").toDouble();
+        if (given("build-timeout"))
+            spec.settings.buildTimeoutSeconds = value("build-timeout").toDouble();
+        if (given("compile"))
+            spec.settings.compileBaseline = p.isSet(QStringLiteral("compile"));
+        if (given("compile-mode"))
+            spec.settings.compileMode = value("compile-mode");
+        if (given("tf32"))
+            spec.settings.allowTf32 = p.isSet(QStringLiteral("tf32"));
+        if (given("precision")) {
+            if (!engine::knownPrecisions().contains(value("precision")))
+                return fail(QStringLiteral("--precision must be fp32, fp16 or bf16"), 2);
+            spec.settings.toleranceExplicit = false;
+            spec.settings.setPrecision(value("precision"));
+        }
+        if (p.isSet(QStringLiteral("atol")) || p.isSet(QStringLiteral("rtol"))) {
+            bool aOk = true;
+            bool rOk = true;
+            const double atol = p.isSet(QStringLiteral("atol")) ? value("atol").toDouble(&aOk) : spec.settings.atol;
+            const double rtol = p.isSet(QStringLiteral("rtol")) ? value("rtol").toDouble(&rOk) : spec.settings.rtol;
+            if (!aOk || !rOk || !(atol >= 0) || !(rtol >= 0))
+                return fail(QStringLiteral("--atol and --rtol must be numbers >= 0"), 2);
+            spec.settings.setTolerance(atol, rtol);
+        }
+        if (given("max-timing-seconds"))
+            spec.settings.maxTimingSeconds = p.isSet(QStringLiteral("max-timing-seconds"))
+                                                 ? value("max-timing-seconds").toDouble()
+                                                 : 0.0; // the device's default, below
         if (!QStringList{QStringLiteral("default"), QStringLiteral("reduce-overhead"), QStringLiteral("max-autotune"),
                          QStringLiteral("max-autotune-no-cudagraphs")}.contains(spec.settings.compileMode))
             return fail(QStringLiteral("--compile-mode must be default, reduce-overhead, max-autotune or "
@@ -176,9 +300,12 @@ int runCommand(const QStringList& args)
         if (p.isSet(QStringLiteral("max-timing-seconds"))
             && !(spec.settings.maxTimingSeconds > 0 && spec.settings.maxTimingSeconds <= 3600))
             return fail(QStringLiteral("--max-timing-seconds must be between 0 and 3600"), 2);
-        spec.settings.vendorLibraries = p.value(QStringLiteral("vendor-libraries"));
-        spec.settings.backend = p.value(QStringLiteral("backend"));
-        spec.settings.slurmPartition = p.value(QStringLiteral("slurm-partition"));
+        if (given("vendor-libraries"))
+            spec.settings.vendorLibraries = value("vendor-libraries");
+        if (given("backend"))
+            spec.settings.backend = value("backend");
+        if (given("slurm-partition"))
+            spec.settings.slurmPartition = value("slurm-partition");
         if (spec.settings.backend != QLatin1String("local") && spec.settings.backend != QLatin1String("slurm"))
             return fail(QStringLiteral("--backend must be local or slurm"), 2);
         if (!QStringList{QStringLiteral("none"), QStringLiteral("gemm"), QStringLiteral("conv"), QStringLiteral("all")}.contains(spec.settings.vendorLibraries))
@@ -224,6 +351,7 @@ int runCommand(const QStringList& args)
         if (!run)
             return fail(QStringLiteral("no run with id %1").arg(runId));
         out(QStringLiteral("run %1: %2 (database %3)\n").arg(runId).arg(QString::fromStdString(run->name), databasePath(p)));
+        out(QStringLiteral("settings: %1\n").arg(report::runSettingsLine(*run)));
 
         ProgressLine line(!p.isSet(QStringLiteral("quiet")));
         QObject::connect(&engine, &engine::RunEngine::progress, &engine,
@@ -261,6 +389,7 @@ int runCommand(const QStringList& args)
         out(QStringLiteral("run %1 %2\n\n").arg(runId).arg(finalStatus));
         if (finalStatus != QLatin1String("finished") && !finalMessage.isEmpty())
             QTextStream(stderr) << "error: " << finalMessage << fileSizeLimitNote(finalMessage) << '\n';
+        out(report::runSettingsText({*run}));
         out(report::formatLeaderboardText(engine::leaderboardFor(engine.database().connection(), runId)));
         int exitCode = finalStatus == QLatin1String("finished") ? 0 : 1;
         out(operationalSummary(engine.database().connection(), runId, databasePath(p), &exitCode));
@@ -311,6 +440,7 @@ int statusCommand(const QStringList& args)
                     .arg(total)
                     .arg(parts.join(QStringLiteral(", ")))
                     .arg(priority != 0 ? QStringLiteral("  (priority %1)").arg(priority) : QString()));
+            out(QStringLiteral("    settings: %1\n").arg(report::runSettingsLine(r)));
             auto holder = leases.holderOf(r.id, now, 12.0);
             if (holder && engine::engineKnownDead(*holder))
                 holder.reset();
@@ -357,11 +487,17 @@ int reportCommand(const QStringList& args)
             out(QStringLiteral("no attempts in %1\n").arg(databasePath(p)));
             return 0;
         }
+        std::vector<db::RunRow> runs;
+        for (const auto& r : db::RunRepository(conn).runs()) {
+            if (runId == 0 || r.id == runId)
+                runs.push_back(r);
+        }
+        std::sort(runs.begin(), runs.end(), [](const db::RunRow& a, const db::RunRow& b) { return a.id < b.id; });
         const QString format = p.value(QStringLiteral("format"));
         if (format == QLatin1String("markdown"))
-            out(report::formatLeaderboardMarkdown(board));
+            out(report::runSettingsMarkdown(runs) + report::formatLeaderboardMarkdown(board));
         else if (format == QLatin1String("text"))
-            out(report::formatLeaderboardText(board));
+            out(report::runSettingsText(runs) + QLatin1Char('\n') + report::formatLeaderboardText(board));
         else
             return fail(QStringLiteral("--format must be text or markdown"), 2);
         return 0;

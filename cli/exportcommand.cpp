@@ -72,7 +72,8 @@ int exportCommand(const QStringList& args)
     QCommandLineParser p;
     p.setApplicationDescription(
         QStringLiteral("Export results: the HTML or PDF report, the Markdown leaderboard, attempts "
-                       "as CSV or JSON, timing samples as CSV, or KernelBench eval_results.json."));
+                       "as CSV or JSON, the leaderboard as CSV, timing samples as CSV, or KernelBench eval_results.json.\n"
+                       "Every format carries the run settings (precision, TF32, compile mode, prompt template)."));
     p.addOption({QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")});
     p.addOption({QStringLiteral("format"), QStringLiteral("One of: %1.").arg(report::exportFormatNames().join(QStringLiteral(", "))), QStringLiteral("FORMAT")});
     p.addOption({QStringLiteral("out"), QStringLiteral("Output file ('-' writes text formats to stdout)."), QStringLiteral("FILE")});

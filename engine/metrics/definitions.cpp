@@ -64,7 +64,8 @@ outcomes as defined below. These definitions are printed in every report footer.
   failed, missing or untimed task contributes 1.0 (log 1 = 0).
 - **Geomean interval**: the percentile bootstrap described under the paired comparison (2000
   resamples, fixed seed), applied to the speedups of the level's correct, timed tasks; shown
-  with every geomean vs eager and vs compile in the CLI report, Markdown, HTML and PDF.
+  with every geomean vs eager and vs compile in the CLI report, Markdown, HTML, PDF, the
+  leaderboard CSV, the JSON export and the Leaderboard page.
 - **Median speedup** = the median over the correct tasks that have a speedup (mean of the two
   middle values for an even count).
 - **Compile metrics are n/a** for a level when no attempt of that level, by any model, carries a
@@ -103,8 +104,9 @@ outcomes as defined below. These definitions are printed in every report footer.
   it is 1 when n - c < k and 0 when c = 0.
 - pass@k of a model on a level is the mean over the level's tasks; missing tasks score 0; tasks
   with fewer than k (but more than 0) samples cannot be estimated and are left out (and counted).
-- Reports show pass@1 and pass@k for k = the largest number of samples any task has (when above
-  1). pass@k of a model with fewer than k samples on every task it attempted is n/a. *Pass rate* (best of k) is the share of tasks with at least one scoring sample; pass@1 is
+- Every output (CLI report, Markdown, HTML, PDF, leaderboard CSV, JSON export, the Leaderboard
+  page) shows pass@1 and pass@k for k = the largest number of samples any task has (when above
+  1), next to the run's settings (precision, TF32, compile mode, prompt template). pass@k of a model with fewer than k samples on every task it attempted is n/a. *Pass rate* (best of k) is the share of tasks with at least one scoring sample; pass@1 is
   the expected share when one sample per task is drawn.
 
 ## Paired comparison of two models

@@ -1,6 +1,9 @@
 #include "csvexport.h"
 
+#include "runsettingssummary.h"
 #include "textformat.h"
+
+#include <map>
 
 namespace kb::report {
 
@@ -38,7 +41,86 @@ QString findingRules(const std::vector<db::FindingRow>& findings)
     return rules.join(QLatin1Char(';'));
 }
 
+// The run settings every CSV row carries (runsettingssummary.h keys).
+constexpr const char* kSettingsColumns[] = {"precision", "tolerance", "tf32", "compile_mode", "prompt_template",
+                                            "program_version"};
+
+QString optionalRate(const std::optional<double>& v)
+{
+    return v ? formatNumber(roundDerived(*v)) : QString();
+}
+
+// The distinct values of one settings fact over the runs, joined with " | ".
+QString factOverRuns(const std::vector<db::RunRow>& runs, const QString& key)
+{
+    QStringList values;
+    for (const auto& r : runs) {
+        const QString v = settingsFact(runSettingsFacts(r), key);
+        if (!values.contains(v))
+            values << v;
+    }
+    return values.join(QStringLiteral(" | "));
+}
+
 } // namespace
+
+QStringList leaderboardCsvColumns()
+{
+    QStringList c{QStringLiteral("model"),           QStringLiteral("level"),
+                  QStringLiteral("tasks"),           QStringLiteral("correct"),
+                  QStringLiteral("pass_rate"),       QStringLiteral("pass_rate_low"),
+                  QStringLiteral("pass_rate_high"),  QStringLiteral("pass_at_1"),
+                  QStringLiteral("k"),               QStringLiteral("pass_at_k"),
+                  QStringLiteral("fast_1_eager"),    QStringLiteral("fast_1_compile"),
+                  QStringLiteral("geomean_eager"),   QStringLiteral("geomean_eager_low"),
+                  QStringLiteral("geomean_eager_high"), QStringLiteral("geomean_compile"),
+                  QStringLiteral("geomean_compile_low"), QStringLiteral("geomean_compile_high"),
+                  QStringLiteral("geomean_fallback_eager")};
+    for (const char* key : kSettingsColumns)
+        c << QString::fromLatin1(key);
+    return c;
+}
+
+QByteArray leaderboardCsv(const ReportData& data)
+{
+    const auto& b = data.leaderboard;
+    QString out;
+    appendRow(out, leaderboardCsvColumns());
+    const int k = b.passAtKs.empty() ? 1 : b.passAtKs.back();
+    QStringList settings;
+    for (const char* key : kSettingsColumns)
+        settings << factOverRuns(data.runs, QString::fromLatin1(key));
+    auto cellRow = [&](const metrics::LeaderboardCell& c) {
+        const auto* p1 = c.passAtKAt(1);
+        const auto* pk = c.passAtKAt(k);
+        const auto* f1 = c.fastPAt(1.0);
+        QStringList row{text(c.model),
+                        c.level == metrics::kOverallLevel ? QStringLiteral("overall") : integer(c.level),
+                        integer(c.tasks),
+                        integer(c.correct),
+                        formatNumber(roundDerived(c.passRate)),
+                        c.passRateCi ? formatNumber(roundDerived(c.passRateCi->low)) : QString(),
+                        c.passRateCi ? formatNumber(roundDerived(c.passRateCi->high)) : QString(),
+                        p1 ? optionalRate(p1->value) : QString(),
+                        integer(k),
+                        pk ? optionalRate(pk->value) : QString(),
+                        f1 ? formatNumber(roundDerived(f1->vsEager)) : QString(),
+                        f1 ? optionalRate(f1->vsCompile) : QString(),
+                        optionalRate(c.geomeanEager),
+                        c.geomeanEagerCi ? formatNumber(roundDerived(c.geomeanEagerCi->low)) : QString(),
+                        c.geomeanEagerCi ? formatNumber(roundDerived(c.geomeanEagerCi->high)) : QString(),
+                        optionalRate(c.geomeanCompile),
+                        c.geomeanCompileCi ? formatNumber(roundDerived(c.geomeanCompileCi->low)) : QString(),
+                        c.geomeanCompileCi ? formatNumber(roundDerived(c.geomeanCompileCi->high)) : QString(),
+                        optionalRate(c.geomeanFallbackEager)};
+        appendRow(out, row + settings);
+    };
+    for (const auto& c : b.cells)
+        cellRow(c);
+    for (const auto& c : b.overall)
+        cellRow(c);
+    return out.toUtf8();
+}
 
 QStringList attemptsCsvColumns()
 {
@@ -69,13 +151,20 @@ QStringList attemptsCsvColumns()
             // what generating it cost, and who served it
             QStringLiteral("cost_usd"),          QStringLiteral("cache_read_tokens"),
             QStringLiteral("cache_write_tokens"), QStringLiteral("latency_ms"),
-            QStringLiteral("provider"),          QStringLiteral("base_url_host")};
+            QStringLiteral("provider"),          QStringLiteral("base_url_host"),
+            // the run's settings that change what the numbers mean
+            QStringLiteral("precision"),         QStringLiteral("tolerance"),
+            QStringLiteral("tf32"),              QStringLiteral("compile_mode"),
+            QStringLiteral("prompt_template"),   QStringLiteral("program_version")};
 }
 
 QByteArray attemptsCsv(const ReportData& data)
 {
     QString out;
     appendRow(out, attemptsCsvColumns());
+    std::map<db::Id, QList<SettingsFact>> settingsByRun;
+    for (const auto& r : data.runs)
+        settingsByRun.emplace(r.id, runSettingsFacts(r));
     for (const auto& rec : data.attempts) {
         const auto& a = rec.attempt;
         const EvaluationSummary* e = rec.evaluation ? &*rec.evaluation : nullptr;
@@ -117,6 +206,9 @@ QByteArray attemptsCsv(const ReportData& data)
         row << formatOptional(rec.usage.costUsd) << integer(rec.usage.cacheReadTokens)
             << integer(rec.usage.cacheWriteTokens) << formatNumber(rec.usage.latencyMs)
             << text(rec.usage.provider) << text(rec.usage.baseUrlHost);
+        const auto facts = settingsByRun.find(a.runId);
+        for (const char* key : kSettingsColumns)
+            row << (facts == settingsByRun.end() ? QString() : settingsFact(facts->second, QString::fromLatin1(key)));
         appendRow(out, row);
     }
     return out.toUtf8();

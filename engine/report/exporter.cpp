@@ -6,6 +6,7 @@
 #include "jsonexport.h"
 #include "kernelbenchexport.h"
 #include "leaderboardformat.h"
+#include "runsettingssummary.h"
 #include "usagesection.h"
 
 #include "core/error.h"
@@ -25,7 +26,7 @@ constexpr FormatName kFormats[] = {
     {ExportFormat::Html, "html"},          {ExportFormat::Pdf, "pdf"},
     {ExportFormat::Markdown, "markdown"},  {ExportFormat::Csv, "csv"},
     {ExportFormat::Json, "json"},          {ExportFormat::SamplesCsv, "samples-csv"},
-    {ExportFormat::KernelBench, "kernelbench"},
+    {ExportFormat::KernelBench, "kernelbench"}, {ExportFormat::LeaderboardCsv, "leaderboard-csv"},
 };
 } // namespace
 
@@ -68,7 +69,7 @@ QByteArray renderExport(ExportFormat format, const ReportData& data, const HtmlO
     case ExportFormat::Html:
         return htmlReport(data, html).toUtf8();
     case ExportFormat::Markdown:
-        return (formatLeaderboardMarkdown(data.leaderboard)
+        return (runSettingsMarkdown(data.runs) + formatLeaderboardMarkdown(data.leaderboard)
                 + (data.paired ? QStringLiteral("\n") + pairedMarkdown(*data.paired) : QString())
                 + QStringLiteral("\n") + usageMarkdown(data))
             .toUtf8();
@@ -76,6 +77,8 @@ QByteArray renderExport(ExportFormat format, const ReportData& data, const HtmlO
         return attemptsCsv(data);
     case ExportFormat::Json:
         return attemptsJson(data);
+    case ExportFormat::LeaderboardCsv:
+        return leaderboardCsv(data);
     case ExportFormat::SamplesCsv:
         if (!data.timingSamplesLoaded)
             throw engine::Error(QStringLiteral("timing samples were not loaded for the samples export"));

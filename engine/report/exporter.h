@@ -14,9 +14,9 @@
 
 namespace kb::report {
 
-enum class ExportFormat { Html, Pdf, Markdown, Csv, Json, SamplesCsv, KernelBench };
+enum class ExportFormat { Html, Pdf, Markdown, Csv, Json, SamplesCsv, KernelBench, LeaderboardCsv };
 
-// "html", "pdf", "markdown", "csv", "json", "samples-csv", "kernelbench".
+// "html", "pdf", "markdown", "csv", "json", "samples-csv", "kernelbench", "leaderboard-csv".
 QStringList exportFormatNames();
 QString exportFormatName(ExportFormat format);
 std::optional<ExportFormat> exportFormatFromName(const QString& name);

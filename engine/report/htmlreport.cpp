@@ -9,6 +9,7 @@
 #include "textformat.h"
 
 #include "metrics/definitions.h"
+#include "runsettingssummary.h"
 #include "metrics/fastp.h"
 #include "metrics/taskresult.h"
 
@@ -292,12 +293,33 @@ QString settingsSection(const ReportData& data)
         s += row({QStringLiteral("mode"), esc(r.mode)});
         s += row({QStringLiteral("status"), esc(r.status)});
         s += row({QStringLiteral("created"), esc(r.createdAt)});
-        const auto settings = publicRunSettings(r);
+        auto settings = publicRunSettings(r);
+        // The template's full text is in the JSON export; here its name and digest say which.
+        QJsonObject generation = settings.value(QStringLiteral("generation")).toObject();
+        if (generation.contains(QStringLiteral("prompt_template_text"))) {
+            generation.remove(QStringLiteral("prompt_template_text"));
+            settings.insert(QStringLiteral("generation"), generation);
+        }
         for (auto it = settings.begin(); it != settings.end(); ++it)
             s += row({xmlEscape(it.key()), xmlEscape(jsonValueText(it.value()))});
         s += QStringLiteral("</table>\n");
     }
     return s + QStringLiteral("</section>\n");
+}
+
+// What the numbers below were measured with, before them: one line per run.
+QString settingsHeader(const ReportData& data)
+{
+    QString s;
+    for (const auto& r : data.runs) {
+        QStringList parts;
+        for (const auto& f : runSettingsFacts(r))
+            parts << QStringLiteral("%1 <b>%2</b>").arg(xmlEscape(f.label), xmlEscape(f.value));
+        s += QStringLiteral("<p class=\"settings\">Run %1 (%2): %3</p>\n")
+                 .arg(r.id)
+                 .arg(esc(r.name), parts.join(QStringLiteral("; ")));
+    }
+    return s;
 }
 
 QString environmentSection(const ReportData& data)
@@ -371,6 +393,7 @@ QString htmlReport(const ReportData& data, const HtmlOptions& options)
                 .arg(xmlEscape(options.title), QString::fromLatin1(kStyle));
     if (!options.generatedAt.isEmpty())
         html += QStringLiteral("<p class=\"note\">Generated %1.</p>\n").arg(xmlEscape(options.generatedAt));
+    html += settingsHeader(data);
     html += leaderboardSection(data);
     html += usageXhtmlSection(data);
     if (data.paired) {

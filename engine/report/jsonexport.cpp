@@ -1,5 +1,6 @@
 #include "jsonexport.h"
 
+#include "runsettingssummary.h"
 #include "textformat.h"
 
 #include "analysis/outcomes.h"
@@ -46,6 +47,15 @@ Json filterJson(const ExportFilter& f)
     return Json{{"run", f.runId}, {"models", models}, {"levels", levels}, {"verdicts", verdicts}};
 }
 
+// The header facts of runsettingssummary.h (precision, TF32, compile mode, prompt template...).
+Json settingsSummaryJson(const db::RunRow& r)
+{
+    Json o = Json::object();
+    for (const auto& f : runSettingsFacts(r))
+        o[f.key.toStdString()] = f.value.toStdString();
+    return o;
+}
+
 Json runJson(const db::RunRow& r)
 {
     const QByteArray settings = QJsonDocument(publicRunSettings(r)).toJson(QJsonDocument::Compact);
@@ -55,7 +65,8 @@ Json runJson(const db::RunRow& r)
                 {"mode", r.mode},
                 {"status", r.status},
                 {"created_at", r.createdAt},
-                {"settings", Json::parse(settings.toStdString(), nullptr, false)}};
+                {"settings", Json::parse(settings.toStdString(), nullptr, false)},
+                {"settings_summary", settingsSummaryJson(r)}};
 }
 
 Json environmentJson(const db::EnvironmentRow& e)
@@ -76,6 +87,15 @@ Json cellJson(const metrics::LeaderboardCell& c)
     Json ci = nullptr;
     if (c.passRateCi)
         ci = Json::array({roundDerived(c.passRateCi->low), roundDerived(c.passRateCi->high)});
+    const auto interval = [](const std::optional<metrics::Interval>& i) {
+        return i ? Json::array({roundDerived(i->low), roundDerived(i->high)}) : Json(nullptr);
+    };
+    Json passAtK = Json::array();
+    for (const auto& p : c.passAtK) {
+        passAtK.push_back(Json{{"k", p.k},
+                               {"value", derived(p.value)},
+                               {"tasks_with_too_few_samples", p.tasksWithTooFewSamples}});
+    }
     return Json{{"model", c.model},
                 {"level", c.level},
                 {"tasks", c.tasks},
@@ -85,9 +105,12 @@ Json cellJson(const metrics::LeaderboardCell& c)
                 {"timed", c.timed},
                 {"pass_rate", roundDerived(c.passRate)},
                 {"pass_rate_ci", ci},
+                {"pass_at_k", passAtK},
                 {"fast_p", fastP},
                 {"geomean_eager", derived(c.geomeanEager)},
+                {"geomean_eager_ci", interval(c.geomeanEagerCi)},
                 {"geomean_compile", derived(c.geomeanCompile)},
+                {"geomean_compile_ci", interval(c.geomeanCompileCi)},
                 {"geomean_fallback_eager", derived(c.geomeanFallbackEager)},
                 {"geomean_fallback_compile", derived(c.geomeanFallbackCompile)},
                 {"median_eager", derived(c.medianEager)},
@@ -117,7 +140,10 @@ Json leaderboardJson(const ReportData& data)
     Json overall = Json::array();
     for (const auto& c : b.overall)
         overall.push_back(cellJson(c));
-    return Json{{"levels", levels}, {"cells", cells}, {"overall", overall}};
+    Json ks = Json::array();
+    for (int k : b.passAtKs)
+        ks.push_back(k);
+    return Json{{"levels", levels}, {"pass_at_ks", ks}, {"cells", cells}, {"overall", overall}};
 }
 
 Json seriesJson(const SeriesSummary& s, bool withSamples)
@@ -160,6 +186,20 @@ Json evaluationJson(const EvaluationSummary& e, bool withSamples)
                 {"timing", timing}};
 }
 
+// The attempt_timing row of an attempt: each speedup's 95 % interval, whether its timing missed
+// its precision target, the timing regime.
+void addTimingFields(Json& a, const db::SpeedupUncertainty& u)
+{
+    a["speedup_eager_low"] = optionalNumber(u.eagerLow);
+    a["speedup_eager_high"] = optionalNumber(u.eagerHigh);
+    a["speedup_compile_low"] = optionalNumber(u.compileLow);
+    a["speedup_compile_high"] = optionalNumber(u.compileHigh);
+    a["noisy_eager"] = u.noisyEager;
+    a["noisy_compile"] = u.noisyCompile;
+    a["noisy"] = u.noisy();
+    a["timing_regime"] = u.regime;
+}
+
 Json attemptJson(const AttemptRecord& rec, bool withSamples)
 {
     const auto& a = rec.attempt;
@@ -170,7 +210,7 @@ Json attemptJson(const AttemptRecord& rec, bool withSamples)
                                 {"location", f.location},
                                 {"message", f.message}});
     }
-    return Json{{"attempt_id", a.id},
+    Json out{{"attempt_id", a.id},
                 {"run_id", a.runId},
                 {"model", a.modelName},
                 {"task_key", a.taskKey},
@@ -195,6 +235,8 @@ Json attemptJson(const AttemptRecord& rec, bool withSamples)
                 {"evaluation", rec.evaluation ? evaluationJson(*rec.evaluation, withSamples)
                                               : Json(nullptr)},
                 {"findings", findings}};
+    addTimingFields(out, a.uncertainty);
+    return out;
 }
 
 Json headJson(const ExportFilter& filter, const std::vector<db::RunRow>& runs,
@@ -352,7 +394,27 @@ public:
         , m_samples(conn, "SELECT ms FROM timing_samples WHERE series_id = ? ORDER BY sample_index")
         , m_findings(conn, "SELECT rule, severity, location, message FROM findings "
                            "WHERE attempt_id = ? ORDER BY id")
+        , m_timing(conn, "SELECT speedup_eager_low, speedup_eager_high, speedup_compile_low, "
+                         "speedup_compile_high, noisy_eager, noisy_compile, regime "
+                         "FROM attempt_timing WHERE attempt_id = ?")
     {
+    }
+
+    db::SpeedupUncertainty timing(db::Id attemptId)
+    {
+        db::SpeedupUncertainty u;
+        m_timing.bind(1, attemptId);
+        if (m_timing.step()) {
+            u.eagerLow = m_timing.optReal(0);
+            u.eagerHigh = m_timing.optReal(1);
+            u.compileLow = m_timing.optReal(2);
+            u.compileHigh = m_timing.optReal(3);
+            u.noisyEager = m_timing.int64(4) != 0;
+            u.noisyCompile = m_timing.int64(5) != 0;
+            u.regime = m_timing.text(6);
+        }
+        m_timing.reset();
+        return u;
     }
 
     std::optional<EvaluationSummary> evaluation(db::Id attemptId)
@@ -414,6 +476,7 @@ private:
     db::Statement m_series;
     db::Statement m_samples;
     db::Statement m_findings;
+    db::Statement m_timing;
 };
 
 Json columnValue(const db::Statement& q, int col)
@@ -479,6 +542,7 @@ Json streamedAttempt(const db::Statement& q, int stored, AttemptDetails& details
            {"message", text("message")},
            {"evaluation", evaluation ? evaluationJson(*evaluation, true) : Json(nullptr)},
            {"findings", findings}};
+    addTimingFields(a, details.timing(id));
     for (int i = 0; i < stored; ++i) {
         const std::string name = q.columnName(i);
         if (name != "id" && !a.contains(name))

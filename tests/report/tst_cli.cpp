@@ -83,7 +83,8 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("start");
         QTest::newRow("html") << QStringLiteral("html") << QByteArray("<?xml");
         QTest::newRow("pdf") << QStringLiteral("pdf") << QByteArray("%PDF-");
-        QTest::newRow("markdown") << QStringLiteral("markdown") << QByteArray("|");
+        QTest::newRow("markdown") << QStringLiteral("markdown") << QByteArray("Settings:");
+        QTest::newRow("leaderboard-csv") << QStringLiteral("leaderboard-csv") << QByteArray("model,level,");
         QTest::newRow("csv") << QStringLiteral("csv") << QByteArray("attempt_id,");
         QTest::newRow("json") << QStringLiteral("json") << QByteArray("{");
         QTest::newRow("samples-csv") << QStringLiteral("samples-csv") << QByteArray("attempt_id,");

@@ -6,6 +6,7 @@
 #include "engine/analysis/outcomes.h"
 #include "engine/report/exporter.h"
 #include "engine/report/leaderboardformat.h"
+#include "engine/report/runsettingssummary.h"
 
 #include <QTest>
 
@@ -29,6 +30,8 @@ private Q_SLOTS:
             << QStringLiteral("markdown") << QStringList{QStringLiteral("model-a"), QStringLiteral("model-b")}
             << allLevels << QStringLiteral("leaderboard_compare.md");
         QTest::newRow("csv") << QStringLiteral("csv") << all << allLevels << QStringLiteral("attempts.csv");
+        QTest::newRow("leaderboard-csv") << QStringLiteral("leaderboard-csv") << all << allLevels
+                                         << QStringLiteral("leaderboard.csv");
         QTest::newRow("samples-csv") << QStringLiteral("samples-csv") << all << allLevels
                                      << QStringLiteral("samples.csv");
         QTest::newRow("json") << QStringLiteral("json") << all << allLevels
@@ -61,9 +64,9 @@ private Q_SLOTS:
             QFAIL(qPrintable(mismatch));
     }
 
-    // The Markdown export starts with the same table as `kbstudio-cli report --format markdown`
-    // (the per-task summaries and the row-by-row snapshot agree, intervals included), and
-    // closes with the cost and usage table.
+    // The Markdown export starts with the run's settings, then the same table as `kbstudio-cli
+    // report --format markdown` (the per-task summaries and the row-by-row snapshot agree,
+    // intervals included), and closes with the cost and usage table.
     void markdownMatchesTheRunLeaderboard()
     {
         test::ReportFixture fixture;
@@ -74,8 +77,10 @@ private Q_SLOTS:
         const QByteArray table = report::formatLeaderboardMarkdown(
                                      engine::leaderboardFor(fixture.database.connection(), fixture.run))
                                      .toUtf8();
-        QVERIFY(exported.startsWith(table));
-        QVERIFY(exported.mid(table.size()).contains("## Cost and usage"));
+        const QByteArray settings = report::runSettingsMarkdown(data.runs).toUtf8();
+        QVERIFY(settings.startsWith("Settings:"));
+        QVERIFY(exported.startsWith(QByteArray(settings + table)));
+        QVERIFY(exported.mid(settings.size() + table.size()).contains("## Cost and usage"));
     }
 
     void deterministic()
