@@ -42,9 +42,18 @@ QString toolCallsHtml(const std::string& json)
         if (c.value(QStringLiteral("is_error")).toBool())
             head += tr(" · <span style=\"color:#c62828\">error</span>");
         html += QStringLiteral("<p>%1</p>").arg(head);
-        html += pre(c.value(QStringLiteral("arguments")).toString(), 4000);
-        if (c.contains(QStringLiteral("result")))
-            html += tr("<p><i>Result</i></p>") + pre(c.value(QStringLiteral("result")).toString(), 8000);
+        const QString arguments = c.value(QStringLiteral("arguments")).toString().trimmed();
+        // build, verify, benchmark and profile take no arguments: no empty "{}" block for them
+        if (!arguments.isEmpty() && arguments != QLatin1String("{}"))
+            html += pre(arguments, 4000);
+        if (!c.contains(QStringLiteral("result")))
+            continue;
+        const QString result = c.value(QStringLiteral("result")).toString();
+        // The profiler's summary is a table in fixed columns: shown whole, under its own title.
+        if (c.value(QStringLiteral("name")).toString() == QLatin1String("profile") && !c.value(QStringLiteral("is_error")).toBool())
+            html += tr("<p><i>Profile summary (Nsight Compute)</i></p>") + pre(result, 16000);
+        else
+            html += tr("<p><i>Result</i></p>") + pre(result, 8000);
     }
     return html;
 }

@@ -13,6 +13,9 @@
 
 #include "db/database.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTabWidget>
@@ -104,6 +107,49 @@ private Q_SLOTS:
         QVERIFY(text.contains(QStringLiteral("ok: built")));
         QVERIFY(text.contains(QStringLiteral("Error: connection reset")));
         QVERIFY(plain(gui::transcriptHtml({})).contains(QStringLiteral("No conversation")));
+    }
+
+    void transcriptShowsTheProfileSummary()
+    {
+        // A profile call as the agent stores it: no arguments, the harness's summary as result.
+        const QString summary = QStringLiteral(
+            "Profile of model_new.py (Nsight Compute 2024.3.2 + Nsight Systems, NVIDIA H200; 3 forward call(s), 6 kernel launch(es) profiled)\n"
+            "GPU time by kernel (nsys, real clocks), total 10.91 us:\n"
+            "  #  kernel                            calls        total         mean   share\n"
+            "  1  gelu_tanh_kernel                      3      8.54 us      2.85 us   78.3%\n"
+            "  2  vectorized_elementwise_kernel<\u2026>      3      2.37 us      0.79 us   21.7%\n"
+            "Top kernels (ncu):\n"
+            "  1  gelu_tanh_kernel: occupancy 83.5% achieved / 100% theoretical; SM throughput 31.4% of peak\n"
+            "     roofline: 2.37 FLOP/byte, below the FP32 ridge at 11.2, memory-bound\n"
+            "Hint: gelu_tanh_kernel runs at 79% of DRAM bandwidth: only moving fewer bytes makes it faster.\n");
+        QJsonArray calls{QJsonObject{{QStringLiteral("id"), QStringLiteral("p")},
+                                     {QStringLiteral("name"), QStringLiteral("profile")},
+                                     {QStringLiteral("arguments"), QStringLiteral("{}")},
+                                     {QStringLiteral("result"), summary},
+                                     {QStringLiteral("is_error"), false},
+                                     {QStringLiteral("seconds"), 41.5}},
+                         QJsonObject{{QStringLiteral("id"), QStringLiteral("q")},
+                                     {QStringLiteral("name"), QStringLiteral("profile")},
+                                     {QStringLiteral("arguments"), QStringLiteral("{}")},
+                                     {QStringLiteral("result"),
+                                      QStringLiteral("Profile failed (unavailable): Nsight Compute (ncu) is not installed")},
+                                     {QStringLiteral("is_error"), true},
+                                     {QStringLiteral("seconds"), 0.4}}};
+        db::TurnRow t;
+        t.role = "tool";
+        t.toolCallsJson = QJsonDocument(calls).toJson(QJsonDocument::Compact).toStdString();
+        const QString html = gui::transcriptHtml({t});
+        const QString text = plain(html);
+        QVERIFY2(text.contains(QStringLiteral("profile · 41.5 s")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("Profile summary (Nsight Compute)")));
+        // the table keeps its columns (a <pre> block, whitespace as stored), the hint its line
+        QVERIFY(html.contains(QStringLiteral("<pre>Profile of model_new.py")));
+        for (const QString& line : summary.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            QVERIFY2(text.contains(line), qPrintable(line));
+        QVERIFY(!html.contains(QStringLiteral("<pre>{}</pre>")));
+        // a failed profile is an error with its reason
+        QVERIFY(text.contains(QStringLiteral("profile · 0.4 s · error")));
+        QVERIFY(text.contains(QStringLiteral("Profile failed (unavailable): Nsight Compute (ncu) is not installed")));
     }
 
     void pageShowsDiffsErrorsAndGpuState()
