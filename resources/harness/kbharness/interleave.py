@@ -53,6 +53,10 @@ UNEXPLAINED_REJECT_FRACTION_CPU = 0.5
 UNEXPLAINED_FLOOR_MS = 0.002
 # CPU mode: CPU time over wall time of the candidate's blocks may exceed its threads by this
 CPU_SLACK = 0.35
+# CPU mode: the candidate's blocks last at least this long (ms) before timing may stop, so that
+# its CPU time (read in clock ticks of 10 ms) is known to a tenth; the processors it may use are
+# enforced (confine.py), so this test is a second line and needs no finer resolution
+MIN_CPU_WALL_MS = 100.0
 # CPU mode: processors of the whole machine busy during the candidate's blocks beyond the
 # reference's (same harness, same threads); more is hidden parallelism
 EXTRA_CORES = 0.6
@@ -467,7 +471,7 @@ class InterleavedTiming:
             rounds += 1
             if rounds >= min_rounds:
                 est = self.speedup(refs[0])
-                enough_cpu = self.cuda or cand.wall >= 300.0
+                enough_cpu = self.cuda or cand.wall >= MIN_CPU_WALL_MS
                 # sample until the interval is tight and the judge's clock can vouch for the
                 # samples to within the same relative margin
                 tight_clock = self.integrity_bound_ms() <= TARGET_REL_HALFWIDTH * 4 * (median(cand.samples) or 0)
