@@ -4,11 +4,13 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QStandardPaths>
 
 namespace kb::engine {
 namespace {
 
-// What compilers, the dynamic loader and Python read under /etc.
+// What compilers, the dynamic loader and Python read under /etc: the same list as the harness's
+// candidate sandbox (resources/harness/kbharness/sandbox.py, ETC_FILES). Never shadow, ssh, ssl.
 const QStringList& etcFiles()
 {
     static const QStringList files{
@@ -16,14 +18,41 @@ const QStringList& etcFiles()
         QStringLiteral("/etc/ld.so.conf"),     QStringLiteral("/etc/ld.so.conf.d"),
         QStringLiteral("/etc/passwd"),         QStringLiteral("/etc/group"),
         QStringLiteral("/etc/nsswitch.conf"),  QStringLiteral("/etc/localtime"),
-        QStringLiteral("/etc/os-release"),     QStringLiteral("/etc/debian_version"),
-        QStringLiteral("/etc/python3"),        QStringLiteral("/etc/python3.11"),
-        QStringLiteral("/etc/python3.12"),     QStringLiteral("/etc/python3.13"),
-        QStringLiteral("/etc/mime.types"),     QStringLiteral("/etc/nvidia"),
-        QStringLiteral("/etc/OpenCL"),         QStringLiteral("/etc/vulkan"),
-        QStringLiteral("/etc/cuda"),
+        QStringLiteral("/etc/timezone"),       QStringLiteral("/etc/os-release"),
+        QStringLiteral("/etc/debian_version"), QStringLiteral("/etc/host.conf"),
+        QStringLiteral("/etc/hosts"),          QStringLiteral("/etc/python3"),
+        QStringLiteral("/etc/python3.11"),     QStringLiteral("/etc/python3.12"),
+        QStringLiteral("/etc/python3.13"),     QStringLiteral("/etc/mime.types"),
     };
     return files;
+}
+
+// What the GPU driver reads besides its device nodes and /sys (sandbox.py, cuda_binds).
+const QStringList& gpuFiles()
+{
+    static const QStringList files{
+        QStringLiteral("/run/nvidia-persistenced"), QStringLiteral("/etc/nvidia"), QStringLiteral("/etc/OpenCL"),
+        QStringLiteral("/etc/vulkan"),              QStringLiteral("/etc/cuda"),
+    };
+    return files;
+}
+
+// The CUDA toolkit where it lies outside /usr: $CUDA_HOME, $CUDA_PATH, the nvcc on PATH.
+QStringList cudaToolkitRoots()
+{
+    QStringList roots;
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+        const QString v = qEnvironmentVariable(var);
+        if (QFileInfo(v).isAbsolute() && QFileInfo::exists(v))
+            roots << QDir::cleanPath(v);
+    }
+    const QString nvcc = QStandardPaths::findExecutable(QStringLiteral("nvcc"));
+    if (!nvcc.isEmpty()) {
+        roots << QFileInfo(QFileInfo(nvcc).absolutePath()).absolutePath();
+        roots << QFileInfo(QFileInfo(QFileInfo(nvcc).canonicalFilePath()).absolutePath()).absolutePath();
+    }
+    roots.removeDuplicates();
+    return roots;
 }
 
 bool isUnder(const QString& path, const QString& dir)
@@ -42,10 +71,13 @@ QStringList defaultExtraReadOnlyPaths()
     const QFileInfo python(pythonExecutable());
     if (python.isAbsolute()) {
         const QString prefix = QFileInfo(python.absolutePath()).absolutePath();
-        if (!isUnder(prefix, QStringLiteral("/usr")) && !isUnder(prefix, QStringLiteral("/opt"))
-            && prefix != QLatin1String("/") && !isUnder(QDir::homePath(), prefix))
+        if (!isUnder(prefix, QStringLiteral("/usr")) && prefix != QLatin1String("/") && !isUnder(QDir::homePath(), prefix))
             out << prefix;
     }
+    for (const QString& root : cudaToolkitRoots())
+        if (!isUnder(root, QStringLiteral("/usr")) && root != QLatin1String("/") && !isUnder(QDir::homePath(), root))
+            out << root;
+    out.removeDuplicates();
     return out;
 }
 
@@ -63,8 +95,6 @@ QStringList sandboxArguments(const SandboxSpec& spec)
         else if (info.isDir())
             a << QStringLiteral("--ro-bind") << root + p << p;
     }
-    if (exists(QStringLiteral("/opt")))
-        a << QStringLiteral("--ro-bind") << root + QStringLiteral("/opt") << QStringLiteral("/opt");
     for (const QString& f : etcFiles())
         if (exists(f))
             a << QStringLiteral("--ro-bind") << root + f << f;
@@ -81,6 +111,9 @@ QStringList sandboxArguments(const SandboxSpec& spec)
             a << QStringLiteral("--dev-bind") << root + QStringLiteral("/dev/dri") << QStringLiteral("/dev/dri");
         if (exists(QStringLiteral("/sys")))
             a << QStringLiteral("--ro-bind") << root + QStringLiteral("/sys") << QStringLiteral("/sys");
+        for (const QString& f : gpuFiles())
+            if (exists(f))
+                a << QStringLiteral("--ro-bind") << root + f << f;
     }
     for (const QString& dir : spec.hidden)
         if (QFileInfo(dir).isDir() && !isUnder(spec.workspace, dir))
@@ -89,7 +122,9 @@ QStringList sandboxArguments(const SandboxSpec& spec)
                     a << QStringLiteral("--tmpfs") << dir; // inside something bound: blank it
                     break;
                 }
-    a << QStringLiteral("--bind") << spec.workspace << spec.workspace << QStringLiteral("--setenv")
+    // the sandbox's own root (the folders bwrap made for the binds) is read-only as well
+    a << QStringLiteral("--bind") << spec.workspace << spec.workspace << QStringLiteral("--remount-ro")
+      << QStringLiteral("/") << QStringLiteral("--setenv")
       << QStringLiteral("HOME") << spec.workspace << QStringLiteral("--unshare-net") << QStringLiteral("--unshare-pid")
       << QStringLiteral("--unshare-ipc") << QStringLiteral("--unshare-uts") << QStringLiteral("--die-with-parent")
       << QStringLiteral("--new-session") << QStringLiteral("--chdir") << spec.workspace;
