@@ -229,7 +229,8 @@ class BuildService:
                 os.makedirs(snap)
                 copies = []
                 for i, p in enumerate(a["sources"]):
-                    dst = os.path.join(snap, "%d_%s" % (i, os.path.basename(p)))
+                    os.makedirs(os.path.join(snap, str(i)))
+                    dst = os.path.join(snap, str(i), os.path.basename(p))  # compilers name it as before
                     with open(dst, "wb") as f:
                         f.write(files[p][1])
                     copies.append(dst)
