@@ -135,6 +135,10 @@ class BuildService:
         self.trusted = trusted_dir(build_dir)
         os.makedirs(self.build_dir, exist_ok=True)
         os.makedirs(self.trusted, mode=0o700, exist_ok=True)
+        st = os.lstat(self.trusted)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+            # another account (a shared /tmp) could have put records there
+            raise CacheIntegrityError("the build cache's records folder %s is not this account's own" % self.trusted)
         self.discarded = []  # entries found changed or unrecorded, and built again
 
     # ---- records ---------------------------------------------------------------------

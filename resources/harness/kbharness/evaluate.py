@@ -708,8 +708,11 @@ class Evaluation:
                   "build_only": self.build_only, "build_service": True, "precision": req["precision"]}
         candidate_dir = req["candidate_path"] if os.path.isdir(req["candidate_path"]) else \
             os.path.dirname(req["candidate_path"])
-        builds = buildservice.BuildService(build_dir, header["build_for"], worker.env, worker.sandboxed,
-                                           [candidate_dir, worker.workdir], HARNESS_ROOT)
+        try:
+            builds = buildservice.BuildService(build_dir, header["build_for"], worker.env, worker.sandboxed,
+                                               [candidate_dir, worker.workdir], HARNESS_ROOT)
+        except buildservice.CacheIntegrityError as e:
+            raise InfrastructureFailure(str(e))
         try:
             reply, _ = self._load(worker, header, data, req["build_timeout_seconds"], "build and construction",
                                   builds)
