@@ -22,7 +22,10 @@ Usage (repository root, on the GPU host, the Python that has torch with CUDA):
     python3 bench/gpu/sandbox_check.py [--out DIR] [--gpu 0]
 
 Prints one line per check and a table of the probe's reads; writes sandbox_check.json to --out.
-Exit status 0 when every check passed, 1 otherwise.
+Exit status 0 when every check passed, 1 otherwise. When the honest candidate fails, it is
+evaluated again with the byte transport (no CUDA IPC) and with the host's whole /dev
+(KBHARNESS_SANDBOX_HOST_DEV=1, the fallback before the allow-list's device nodes) to say which
+part of the GPU sandbox is missing.
 """
 
 import argparse
@@ -134,6 +137,12 @@ def main():
         if doc.get("verdict") != "correct":
             print(doc.get("worker_log_tail", "")[-3000:])
             print(((doc.get("build") or {}).get("log") or "")[-3000:])
+            # which part of the sandbox is missing: the byte transport (no CUDA IPC), then the
+            # host's whole /dev (KBHARNESS_SANDBOX_HOST_DEV=1)
+            for label, extra, env in (("tensor_transport bytes", {"tensor_transport": "bytes"}, None),
+                                      ("host /dev", {}, {"KBHARNESS_SANDBOX_HOST_DEV": "1"})):
+                d = run("evaluate", request(cand, RELU_TASK, build_dir, args.gpu, build_root=root, **extra), env=env)
+                print("  diagnosis, with %s: %s (%s)" % (label, d.get("verdict"), d.get("message", "")[:200]))
         doc = run("evaluate", request(cand, RELU_TASK, build_dir, args.gpu, build_root=root))
         check("honest CUDA candidate, from the cache",
               doc.get("verdict") == "correct" and (doc.get("build") or {}).get("status") == "cached",

@@ -113,6 +113,10 @@ def cuda_binds():
     outside /usr (cuda_toolkit_binds). /proc/driver/nvidia needs nothing: /proc/driver is the
     same in the sandbox's own /proc."""
     args = []
+    if os.environ.get("KBHARNESS_SANDBOX_HOST_DEV") == "1":
+        # a fallback for a driver that needs more of /dev than its nodes (the host's /dev/shm
+        # included): the whole of the host's /dev, as before the allow-list
+        args += ["--dev-bind", "/dev", "/dev"]
     for node in sorted(glob.glob("/dev/nvidia*")):
         args += ["--dev-bind", node, node]
     if os.path.isdir("/dev/dri"):
