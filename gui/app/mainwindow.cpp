@@ -195,10 +195,11 @@ void MainWindow::createActions()
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportAction->setToolTip(tr("Export what the Results page's filter selects"));
     auto* exportMenu = fileMenu->addMenu(tr("Export &as"));
-    const std::array<std::pair<report::ExportFormat, QString>, 7> formats = {{
+    const std::array<std::pair<report::ExportFormat, QString>, 8> formats = {{
         {report::ExportFormat::Html, tr("&HTML report…")},
         {report::ExportFormat::Pdf, tr("&PDF report…")},
         {report::ExportFormat::Markdown, tr("&Markdown leaderboard…")},
+        {report::ExportFormat::LeaderboardCsv, tr("&Leaderboard as CSV…")},
         {report::ExportFormat::Csv, tr("Attempts as &CSV…")},
         {report::ExportFormat::Json, tr("Attempts as &JSON…")},
         {report::ExportFormat::SamplesCsv, tr("Timing &samples as CSV…")},

@@ -110,6 +110,8 @@ QString defaultExportFileName(report::ExportFormat format)
         return QStringLiteral("samples.csv");
     case report::ExportFormat::KernelBench:
         return QStringLiteral("eval_results.json");
+    case report::ExportFormat::LeaderboardCsv:
+        return QStringLiteral("leaderboard.csv");
     }
     return QStringLiteral("export");
 }

@@ -1,5 +1,7 @@
 #include "format.h"
 
+#include "report/runsettingssummary.h"
+
 #include <algorithm>
 
 #include "eval/evalsettings.h"
@@ -107,6 +109,9 @@ QString settingsSummary(const std::string& settingsJson)
     parts << tr("%1 timed").arg(s.timingTrials);
     parts << (s.allowTf32 ? tr("TF32 on") : tr("TF32 off"));
     parts << (s.compileBaseline ? tr("compile %1").arg(s.compileMode) : tr("no compile baseline"));
+    const auto facts = report::runSettingsFacts(doc.object());
+    parts << tr("prompt %1").arg(report::settingsFact(facts, QStringLiteral("prompt_template")));
+    parts << tr("kbstudio %1").arg(s.programVersion);
     return parts.join(QStringLiteral(" · "));
 }
 

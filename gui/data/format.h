@@ -27,7 +27,8 @@ QString formatMilliseconds(double ms);
 // An ISO-8601 UTC timestamp as local time "2026-03-01 14:02:11"; empty stays empty.
 QString formatTimestamp(const std::optional<std::string>& iso);
 // A one-line summary of a run's evaluation settings JSON (device, precision, tolerances,
-// trials, TF32, compile baseline). The secret seed is never shown.
+// trials, TF32, compile baseline, prompt template, program version). The secret seed is never
+// shown.
 QString settingsSummary(const std::string& settingsJson);
 // "build_error" -> "build error".
 QString verdictLabel(const std::string& verdict);

@@ -85,10 +85,15 @@ std::optional<engine::RunSpec> toRunSpec(const Catalog& catalog, const RunPlan& 
     spec.generation.turns = plan.turns;
     spec.generation.maxTurns = plan.maxTurns;
     spec.generation.skillName = plan.mode == engine::kModeAgent ? plan.skillFile : QString();
-    spec.settings.precision = plan.precision;
+    spec.generation.maxTokens = plan.maxTokens;
+    if (plan.mode != engine::kModeAgent)
+        spec.generation.promptTemplate = plan.promptTemplate;
+    spec.settings.setPrecision(plan.precision);
+    spec.settings.allowTf32 = plan.tf32;
     spec.settings.compileBaseline = plan.baseline != BaselineMode::Eager;
     spec.settings.compileMode = plan.baseline == BaselineMode::MaxAutotune ? QStringLiteral("max-autotune")
-                                                                            : QStringLiteral("default");
+                                : plan.compileMode.isEmpty()                ? QStringLiteral("default")
+                                                                            : plan.compileMode;
     spec.settings.device = plan.backend == Backend::Cpu ? QStringLiteral("cpu") : QStringLiteral("cuda");
     spec.settings.timingTrials = plan.backend == Backend::Cpu ? 30 : 100;
     spec.settings.backend = plan.backend == Backend::Slurm ? QStringLiteral("slurm") : QStringLiteral("local");
@@ -99,8 +104,6 @@ std::optional<engine::RunSpec> toRunSpec(const Catalog& catalog, const RunPlan& 
 QJsonObject launcherSettings(const RunPlan& plan)
 {
     QJsonObject o;
-    if (plan.tokenBudget > 0)
-        o.insert(QStringLiteral("token_budget"), static_cast<double>(plan.tokenBudget));
     if (!plan.taskFilter.trimmed().isEmpty())
         o.insert(QStringLiteral("task_filter"), plan.taskFilter.trimmed());
     o.insert(QStringLiteral("baseline_mode"), plan.baseline == BaselineMode::Eager             ? QStringLiteral("eager")
@@ -154,8 +157,6 @@ RunEstimate estimateRun(const Catalog& catalog, const RunPlan& plan)
     }
     if (priced)
         e.costUsd = cost;
-    if (plan.tokenBudget > 0 && e.inputTokens + e.outputTokens > plan.tokenBudget)
-        e.notes << tr("the estimate exceeds the token budget: the run stops generating when it is spent");
     return e;
 }
 

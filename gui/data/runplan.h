@@ -25,11 +25,14 @@ struct RunPlan {
     QString taskFilter;   // substring of task key or name; empty = every task
     QString mode = QStringLiteral("one-shot");
     int samples = 1;
-    QString precision = QStringLiteral("fp32");
+    QString precision = QStringLiteral("fp32"); // its tolerance follows (1e-4 fp32, 1e-2 fp16/bf16)
+    bool tf32 = false;
     BaselineMode baseline = BaselineMode::EagerAndCompile;
+    QString compileMode = QStringLiteral("default"); // of the compile baseline (MaxAutotune: max-autotune)
+    QString promptTemplate; // one-shot/multi-turn: built-in name or file; empty = the suite's default
     int turns = 3;        // multi-turn
     int maxTurns = 50;    // agent: model calls per attempt
-    qint64 tokenBudget = 0; // whole run, 0 = none (not in RunSpec yet: stored under "launcher")
+    int maxTokens = 16384; // output tokens per model call
     QString skillFile;    // agent: skill name or file; empty = the default skill
     Backend backend = Backend::LocalGpus;
     QString slurmPartition;

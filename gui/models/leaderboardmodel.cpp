@@ -63,6 +63,11 @@ std::optional<double> LeaderboardModel::value(const metrics::LeaderboardCell& ce
     switch (metric) {
     case PassMetric:
         return cell.tasks > 0 ? std::optional<double>(cell.passRate) : std::nullopt;
+    case PassAt1Metric:
+    case PassAtKMetric:
+        if (const auto* p = cell.passAtKAt(metric == PassAt1Metric ? 1 : passK()))
+            return p->value;
+        return std::nullopt;
     case FastEagerMetric:
         if (const auto* f = cell.fastPAt(1.0))
             return f->vsEager;
@@ -81,6 +86,11 @@ std::optional<double> LeaderboardModel::value(const metrics::LeaderboardCell& ce
     return std::nullopt;
 }
 
+int LeaderboardModel::passK() const
+{
+    return m_board && !m_board->passAtKs.empty() ? m_board->passAtKs.back() : 1;
+}
+
 QString LeaderboardModel::toolTip(const metrics::LeaderboardCell* cell, int level, Metric metric) const
 {
     const QString where = level == metrics::kOverallLevel ? tr("overall (weighted)") : tr("level %1").arg(level);
@@ -97,6 +107,14 @@ QString LeaderboardModel::toolTip(const metrics::LeaderboardCell* cell, int leve
         }
         for (const auto& p : cell->passAtK)
             lines << tr("pass@%1: %2").arg(p.k).arg(formatPercent(p.value));
+        break;
+    case PassAt1Metric:
+    case PassAtKMetric:
+        for (const auto& p : cell->passAtK) {
+            lines << tr("pass@%1: %2").arg(p.k).arg(formatPercent(p.value));
+            if (p.tasksWithTooFewSamples > 0)
+                lines << tr("%n task(s) with fewer than %1 samples left out", nullptr, p.tasksWithTooFewSamples).arg(p.k);
+        }
         break;
     case FastEagerMetric:
     case FastCompileMetric:
@@ -211,6 +229,8 @@ QString LeaderboardModel::metricName(Metric metric)
 {
     switch (metric) {
     case PassMetric: return tr("Pass\nrate");
+    case PassAt1Metric: return tr("pass@1");
+    case PassAtKMetric: return tr("pass@k");
     case FastEagerMetric: return tr("fast₁\neager");
     case FastCompileMetric: return tr("fast₁\ncompile");
     case GeomeanEagerMetric: return tr("Geomean\neager");
@@ -225,6 +245,11 @@ QString LeaderboardModel::metricDefinition(Metric metric)
     switch (metric) {
     case PassMetric:
         return tr("Pass rate: correct tasks / tasks of the level (missing counts as failed)");
+    case PassAt1Metric:
+        return tr("pass@1: unbiased estimate of the chance that one sample is correct, averaged over the tasks");
+    case PassAtKMetric:
+        return tr("pass@k: unbiased estimate of the chance that at least one of k samples is correct "
+                  "(k = samples per task), averaged over the tasks");
     case FastEagerMetric:
         return tr("fast_1 vs eager: tasks that are correct AND faster than PyTorch eager, over all tasks");
     case FastCompileMetric:
@@ -264,6 +289,8 @@ QVariant LeaderboardModel::headerData(int section, Qt::Orientation orientation, 
     const QString levelName = level == metrics::kOverallLevel ? tr("Overall") : tr("Level %1").arg(level);
     switch (role) {
     case Qt::DisplayRole:
+        if (metric == PassAtKMetric)
+            return QString(levelName + QLatin1Char('\n') + tr("pass@%1").arg(passK()));
         return QString(levelName + QLatin1Char('\n') + metricName(metric));
     case Qt::ToolTipRole:
         return metricDefinition(metric);

@@ -1,7 +1,7 @@
 #pragma once
 // The leaderboard in the layout of CUDA-Agent's Table 1: one row per model; for the weighted
-// overall and then every level, a group of five columns (pass rate, fast_1 vs eager,
-// fast_1 vs compile, geomean vs eager, geomean vs compile).
+// overall and then every level, a group of seven columns (pass rate, pass@1, pass@k, fast_1 vs
+// eager, fast_1 vs compile, geomean vs eager and vs compile with their bootstrap intervals).
 
 #include "data/snapshot.h"
 
@@ -18,6 +18,8 @@ public:
     enum Column { ModelColumn, SuspiciousColumn, RejectedColumn, ColumnCount };
     enum Metric {
         PassMetric,
+        PassAt1Metric, // unbiased pass@1 over each task's samples
+        PassAtKMetric, // pass@k, k = the most samples a task has (pass@1 again with one sample)
         FastEagerMetric,
         FastCompileMetric,
         GeomeanEagerMetric,
@@ -52,6 +54,8 @@ public:
 
     static QString metricName(Metric metric); // may hold a line break
     static QString metricDefinition(Metric metric);
+    // The k of the pass@k columns: the largest of the board's pass@k values (1 without a board).
+    int passK() const;
 
 private:
     const metrics::LeaderboardCell* cellOf(const std::string& model, int level) const;

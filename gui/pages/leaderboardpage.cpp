@@ -5,6 +5,7 @@
 #include "models/leaderboardmodel.h"
 
 #include "metrics/definitions.h"
+#include "report/runsettingssummary.h"
 #include "report/leaderboardformat.h"
 
 #include <QApplication>
@@ -50,7 +51,9 @@ LeaderboardPage::LeaderboardPage(QWidget* parent)
     m_footer->setText(
         tr("<b>Pass</b>: correct tasks / all tasks of the level. <b>fast₁</b>: tasks correct "
            "<i>and</i> faster than the baseline (PyTorch eager or torch.compile), over all "
-           "tasks. <b>Geomean</b>: geometric mean speedup over correct, timed tasks. "
+           "tasks. <b>pass@1</b>, <b>pass@k</b>: unbiased estimates over each task's samples (k = samples "
+           "per task). <b>Geomean</b>: geometric mean speedup over correct, timed tasks, with its 95% "
+           "bootstrap interval. "
            "<b>Overall</b>: levels weighted 100 / 100 / 50 (CUDA-Agent Table 1). Suspicious "
            "attempts count only once a reviewer accepts them; rejected ones count as failed. "
            "Hover a number for its Wilson interval and sample sizes; n/a = no value exists."));
@@ -102,7 +105,11 @@ void LeaderboardPage::setSnapshot(SnapshotPtr snapshot, db::Id runId)
                       .arg(weight == board->levelWeights.end() ? 0.0 : weight->second);
     }
     const QString scope = runId == 0 ? tr("All runs") : tr("Run %1").arg(runId);
-    m_header->setText(tr("%1 · %2 models · %3").arg(scope).arg(board->models.size()).arg(levels.join(QStringLiteral("; "))));
+    QString header = tr("%1 · %2 models · %3").arg(scope).arg(board->models.size()).arg(levels.join(QStringLiteral("; ")));
+    // What the numbers were measured with: precision, TF32, compile mode, prompt template...
+    if (const RunSummary* run = runId != 0 && snapshot ? snapshot->findRun(runId) : nullptr)
+        header += QLatin1Char('\n') + report::runSettingsLine(run->run);
+    m_header->setText(header);
     m_view->resizeColumnsToContents();
 }
 

@@ -1,9 +1,12 @@
 #include "runlauncherdialog.h"
 
+#include "providers/prompt.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -28,10 +31,13 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     , m_mode(new QComboBox(this))
     , m_samples(new QSpinBox(this))
     , m_precision(new QComboBox(this))
+    , m_tf32(new QCheckBox(tr("Allow TF32 matrix arithmetic (float32 tasks)"), this))
     , m_baseline(new QComboBox(this))
+    , m_compileMode(new QComboBox(this))
+    , m_promptTemplate(new QComboBox(this))
     , m_turns(new QSpinBox(this))
     , m_maxTurns(new QSpinBox(this))
-    , m_budget(new QSpinBox(this))
+    , m_maxTokens(new QSpinBox(this))
     , m_skill(new QLineEdit(this))
     , m_backend(new QComboBox(this))
     , m_estimate(new QLabel(this))
@@ -67,17 +73,26 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     m_samples->setRange(1, 100);
     for (const char* p : {"fp32", "fp16", "bf16"})
         m_precision->addItem(QString::fromLatin1(p));
+    m_precision->setToolTip(tr("Inputs and weights in this precision; tolerance 1e-4 for fp32, 1e-2 for fp16 and bf16"));
+    m_tf32->setToolTip(tr("Off by default: TF32 alone can pass a 1e-2 tolerance with large speedups; recorded with every number"));
     m_baseline->addItem(tr("eager"), int(BaselineMode::Eager));
     m_baseline->addItem(tr("eager + torch.compile"), int(BaselineMode::EagerAndCompile));
-    m_baseline->addItem(tr("eager + torch.compile max-autotune"), int(BaselineMode::MaxAutotune));
     m_baseline->setCurrentIndex(1);
+    for (const char* mode : {"default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"})
+        m_compileMode->addItem(QString::fromLatin1(mode), QString::fromLatin1(mode));
+    m_promptTemplate->addItem(tr("suite default (kernelbench for KernelBench suites)"), QString());
+    for (const QString& name : engine::builtinPromptTemplates())
+        m_promptTemplate->addItem(name, name);
+    m_promptTemplate->addItem(tr("File…"), QStringLiteral("<choose a file>"));
+    m_promptTemplate->setToolTip(tr("The one-shot prompt; its full text is stored with the run"));
     m_turns->setRange(1, 50);
     m_turns->setValue(3);
     m_maxTurns->setRange(1, 1000);
     m_maxTurns->setValue(50);
-    m_budget->setRange(0, 2000000000);
-    m_budget->setSingleStep(100000);
-    m_budget->setSpecialValueText(tr("no limit"));
+    m_maxTokens->setRange(1, 1000000);
+    m_maxTokens->setSingleStep(1024);
+    m_maxTokens->setValue(16384);
+    m_maxTokens->setToolTip(tr("Output tokens each model call may use (sent as the request's max_tokens)"));
     m_skill->setPlaceholderText(tr("default skill"));
     auto* browse = new QToolButton(this);
     browse->setText(QStringLiteral("…"));
@@ -102,10 +117,13 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     form->addRow(tr("M&ode:"), m_mode);
     form->addRow(tr("Sam&ples per task:"), m_samples);
     form->addRow(tr("&Precision:"), m_precision);
+    form->addRow(QString(), m_tf32);
     form->addRow(tr("&Baselines:"), m_baseline);
+    form->addRow(tr("Compile mo&de:"), m_compileMode);
+    form->addRow(tr("Prompt t&emplate:"), m_promptTemplate);
     form->addRow(tr("T&urns (multi-turn):"), m_turns);
     form->addRow(tr("Model &calls (agent):"), m_maxTurns);
-    form->addRow(tr("Token b&udget:"), m_budget);
+    form->addRow(tr("O&utput tokens per call:"), m_maxTokens);
     form->addRow(tr("S&kill file (agent):"), skillRow);
     form->addRow(tr("Bac&kend:"), m_backend);
 
@@ -131,9 +149,14 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
         if (!file.isEmpty())
             m_skill->setText(file);
     });
-    for (auto* box : {m_suite, m_mode, m_precision, m_baseline, m_backend})
+    for (auto* box : {m_suite, m_mode, m_precision, m_baseline, m_compileMode, m_promptTemplate, m_backend})
         connect(box, &QComboBox::currentIndexChanged, this, &RunLauncherDialog::updateEstimate);
-    for (auto* spin : {m_samples, m_turns, m_maxTurns, m_budget})
+    connect(m_baseline, &QComboBox::currentIndexChanged, this, &RunLauncherDialog::updateModeFields);
+    connect(m_promptTemplate, &QComboBox::activated, this, [this](int index) {
+        if (m_promptTemplate->itemData(index).toString() == QLatin1String("<choose a file>"))
+            choosePromptFile();
+    });
+    for (auto* spin : {m_samples, m_turns, m_maxTurns, m_maxTokens})
         connect(spin, &QSpinBox::valueChanged, this, &RunLauncherDialog::updateEstimate);
     for (auto* check : m_levels)
         connect(check, &QCheckBox::toggled, this, &RunLauncherDialog::updateEstimate);
@@ -164,10 +187,14 @@ RunPlan RunLauncherDialog::plan() const
     p.mode = m_mode->currentData().toString();
     p.samples = m_samples->value();
     p.precision = m_precision->currentText();
+    p.tf32 = m_tf32->isChecked();
     p.baseline = static_cast<BaselineMode>(m_baseline->currentData().toInt());
+    p.compileMode = m_compileMode->currentData().toString();
+    const QString prompt = m_promptTemplate->currentData().toString();
+    p.promptTemplate = prompt == QLatin1String("<choose a file>") ? QString() : prompt;
     p.turns = m_turns->value();
     p.maxTurns = m_maxTurns->value();
-    p.tokenBudget = m_budget->value();
+    p.maxTokens = m_maxTokens->value();
     p.skillFile = m_skill->text().trimmed();
     p.backend = static_cast<Backend>(m_backend->currentData().toInt());
     return p;
@@ -187,10 +214,15 @@ void RunLauncherDialog::setPlan(const RunPlan& p)
     m_mode->setCurrentIndex(std::max(0, m_mode->findData(p.mode)));
     m_samples->setValue(p.samples);
     m_precision->setCurrentText(p.precision);
-    m_baseline->setCurrentIndex(std::max(0, m_baseline->findData(int(p.baseline))));
+    m_tf32->setChecked(p.tf32);
+    const bool maxAutotune = p.baseline == BaselineMode::MaxAutotune;
+    m_baseline->setCurrentIndex(std::max(0, m_baseline->findData(int(maxAutotune ? BaselineMode::EagerAndCompile : p.baseline))));
+    m_compileMode->setCurrentIndex(
+        std::max(0, m_compileMode->findData(maxAutotune ? QStringLiteral("max-autotune") : p.compileMode)));
+    setPromptTemplate(p.promptTemplate);
     m_turns->setValue(p.turns);
     m_maxTurns->setValue(p.maxTurns);
-    m_budget->setValue(static_cast<int>(std::min<qint64>(p.tokenBudget, m_budget->maximum())));
+    m_maxTokens->setValue(p.maxTokens);
     m_skill->setText(p.skillFile);
     m_backend->setCurrentIndex(std::max(0, m_backend->findData(int(p.backend))));
     updateEstimate();
@@ -202,6 +234,27 @@ void RunLauncherDialog::updateModeFields()
     m_turns->setEnabled(mode == engine::kModeMultiTurn);
     m_maxTurns->setEnabled(mode == engine::kModeAgent);
     m_skill->setEnabled(mode == engine::kModeAgent);
+    m_promptTemplate->setEnabled(mode != engine::kModeAgent);
+    m_compileMode->setEnabled(static_cast<BaselineMode>(m_baseline->currentData().toInt()) != BaselineMode::Eager);
+}
+
+void RunLauncherDialog::choosePromptFile()
+{
+    const QString file = QFileDialog::getOpenFileName(this, tr("Prompt template"), engine::promptsDir(),
+                                                      tr("Prompt templates (*.prompt *.txt *.md);;All files (*)"));
+    setPromptTemplate(file);
+}
+
+void RunLauncherDialog::setPromptTemplate(const QString& nameOrFile)
+{
+    int index = m_promptTemplate->findData(nameOrFile);
+    if (index < 0) {
+        // A file: listed before "File…" under its name, with the path as its data.
+        index = m_promptTemplate->count() - 1;
+        m_promptTemplate->insertItem(index, QFileInfo(nameOrFile).fileName(), nameOrFile);
+        m_promptTemplate->setItemData(index, nameOrFile, Qt::ToolTipRole);
+    }
+    m_promptTemplate->setCurrentIndex(index);
 }
 
 void RunLauncherDialog::updateEstimate()

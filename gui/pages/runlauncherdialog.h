@@ -1,6 +1,6 @@
 #pragma once
-// New run: models × suite/levels/task filter × mode × samples × precision × baseline mode ×
-// turns/budget × skill × backend, with a cost and time estimate before anything starts. The
+// New run: models × suite/levels/task filter × mode × samples × precision × TF32 × baseline and
+// compile mode × prompt template × turns/output tokens × skill × backend, with a cost and time estimate before anything starts. The
 // run starts in this window (small runs) or in the background (a detached kbstudio-cli).
 
 #include "data/runplan.h"
@@ -35,6 +35,9 @@ public:
 private:
     void updateEstimate();
     void updateModeFields();
+    void choosePromptFile();
+    // Selects the template (a built-in's name or a file, added to the list); empty = default.
+    void setPromptTemplate(const QString& nameOrFile);
     void finish(Start start);
 
     CatalogPtr m_catalog;
@@ -48,10 +51,13 @@ private:
     QComboBox* m_mode;
     QSpinBox* m_samples;
     QComboBox* m_precision;
+    QCheckBox* m_tf32;
     QComboBox* m_baseline;
+    QComboBox* m_compileMode;
+    QComboBox* m_promptTemplate;
     QSpinBox* m_turns;
     QSpinBox* m_maxTurns;
-    QSpinBox* m_budget;
+    QSpinBox* m_maxTokens;
     QLineEdit* m_skill;
     QComboBox* m_backend;
     QLabel* m_estimate;

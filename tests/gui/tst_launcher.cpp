@@ -15,6 +15,9 @@
 #include "db/runrepository.h"
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace kb;
@@ -77,6 +80,8 @@ private Q_SLOTS:
         QCOMPARE(spec->settings.backend, QStringLiteral("slurm"));
         QCOMPARE(spec->settings.device, QStringLiteral("cuda"));
         QCOMPARE(spec->settings.precision, QStringLiteral("bf16"));
+        QCOMPARE(spec->settings.atol, 1e-2); // the precision's tolerance
+        QCOMPARE(spec->settings.rtol, 1e-2);
         QCOMPARE(spec->generation.skillName, QStringLiteral("my-skill.md"));
         p.backend = gui::Backend::Cpu;
         p.baseline = gui::BaselineMode::Eager;
@@ -160,7 +165,11 @@ private Q_SLOTS:
         p.turns = 4;
         p.baseline = gui::BaselineMode::Eager;
         p.backend = gui::Backend::Cpu;
-        p.tokenBudget = 500000;
+        p.maxTokens = 4096;
+        p.tf32 = true;
+        p.precision = QStringLiteral("bf16");
+        p.compileMode = QStringLiteral("reduce-overhead");
+        p.promptTemplate = QStringLiteral("kernelbench");
         dialog.setPlan(p);
         const RunPlan back = dialog.plan();
         QCOMPARE(back.models, p.models);
@@ -170,7 +179,29 @@ private Q_SLOTS:
         QCOMPARE(back.turns, 4);
         QCOMPARE(int(back.baseline), int(gui::BaselineMode::Eager));
         QCOMPARE(int(back.backend), int(gui::Backend::Cpu));
-        QCOMPARE(back.tokenBudget, qint64(500000));
+        QCOMPARE(back.maxTokens, 4096);
+        QVERIFY(back.tf32);
+        QCOMPARE(back.precision, QStringLiteral("bf16"));
+        QCOMPARE(back.compileMode, QStringLiteral("reduce-overhead"));
+        QCOMPARE(back.promptTemplate, QStringLiteral("kernelbench"));
+        // a template file is listed under its name and comes back as its path
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("mine.prompt"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("@user\n{task_source}\n");
+        f.close();
+        p.promptTemplate = file;
+        dialog.setPlan(p);
+        QCOMPARE(dialog.plan().promptTemplate, file);
+        p.promptTemplate.clear(); // the suite's default
+        dialog.setPlan(p);
+        QCOMPARE(dialog.plan().promptTemplate, QString());
+        // max-autotune (the former baseline choice) shows as a compile mode
+        p.baseline = gui::BaselineMode::MaxAutotune;
+        dialog.setPlan(p);
+        QCOMPARE(int(dialog.plan().baseline), int(gui::BaselineMode::EagerAndCompile));
+        QCOMPARE(dialog.plan().compileMode, QStringLiteral("max-autotune"));
         QVERIFY(dialog.validationError().isEmpty());
         QVERIFY2(dialog.estimateText().contains(QStringLiteral("18 attempts")), qPrintable(dialog.estimateText()));
     }
@@ -181,7 +212,11 @@ private Q_SLOTS:
         const auto c = catalogOf(fixture.path());
         RunPlan p = planFor(*c);
         p.levels = {1};
-        p.tokenBudget = 123456;
+        p.maxTokens = 8192;
+        p.precision = QStringLiteral("fp16");
+        p.tf32 = true;
+        p.compileMode = QStringLiteral("reduce-overhead");
+        p.promptTemplate = QStringLiteral("kernelbench");
         p.backend = gui::Backend::Cpu;
         QString error;
         const auto spec = gui::toRunSpec(*c, p, &error);
@@ -192,8 +227,18 @@ private Q_SLOTS:
             db::Database database(fixture.path().toStdString(), db::Database::Access::ReadOnly);
             db::RunRepository runs(database.connection());
             QCOMPARE(runs.attempts(runId).size(), size_t(2));
-            const QString settings = QString::fromStdString(runs.run(runId)->settingsJson);
-            QVERIFY2(settings.contains(QStringLiteral("\"token_budget\":123456")), qPrintable(settings));
+            // every launcher setting is applied: stored where the engine reads it
+            const QJsonObject settings = QJsonDocument::fromJson(QByteArray::fromStdString(runs.run(runId)->settingsJson)).object();
+            const QJsonObject generation = settings.value(QStringLiteral("generation")).toObject();
+            QCOMPARE(generation.value(QStringLiteral("max_tokens")).toInt(), 8192);
+            QCOMPARE(generation.value(QStringLiteral("prompt_template")).toString(), QStringLiteral("kernelbench"));
+            QCOMPARE(generation.value(QStringLiteral("prompt_template_sha256")).toString().size(), 64);
+            QCOMPARE(settings.value(QStringLiteral("precision")).toString(), QStringLiteral("fp16"));
+            QCOMPARE(settings.value(QStringLiteral("atol")).toDouble(), 1e-2);
+            QCOMPARE(settings.value(QStringLiteral("rtol")).toDouble(), 1e-2);
+            QVERIFY(settings.value(QStringLiteral("allow_tf32")).toBool());
+            QCOMPARE(settings.value(QStringLiteral("compile_mode")).toString(), QStringLiteral("reduce-overhead"));
+            QVERIFY(!settings.value(QStringLiteral("program_version")).toString().isEmpty());
         }
 
         QTemporaryDir dir;

@@ -86,6 +86,12 @@ private Q_SLOTS:
         QTest::newRow("b L2 geo compile") << "demo-b" << 2 << int(M::GeomeanCompileMetric) << "0.900×" << 0.9;
         QTest::newRow("b L3 pass") << "demo-b" << 3 << int(M::PassMetric) << "0.0%" << 0.0;
         QTest::newRow("b overall pass") << "demo-b" << 0 << int(M::PassMetric) << "40.0%" << 0.4;
+        // one sample per task: pass@1 = pass rate, and k = 1
+        QTest::newRow("a L1 pass@1") << "demo-a" << 1 << int(M::PassAt1Metric) << "100.0%" << 1.0;
+        QTest::newRow("a L2 pass@1") << "demo-a" << 2 << int(M::PassAt1Metric) << "0.0%" << 0.0;
+        QTest::newRow("a overall pass@1") << "demo-a" << 0 << int(M::PassAt1Metric) << "60.0%" << 0.6;
+        QTest::newRow("b L2 pass@k") << "demo-b" << 2 << int(M::PassAtKMetric) << "100.0%" << 1.0;
+        QTest::newRow("b overall pass@k") << "demo-b" << 0 << int(M::PassAtKMetric) << "40.0%" << 0.4;
     }
 
     void values()
@@ -132,6 +138,11 @@ private Q_SLOTS:
         QVERIFY2(pass.contains(QStringLiteral("3 of 4 tasks correct")), qPrintable(pass));
         QCOMPARE(m.headerData(m.columnFor(1, M::PassMetric), Qt::Horizontal).toString(), QStringLiteral("Level 1\nPass\nrate"));
         QCOMPARE(m.headerData(m.columnFor(0, M::GeomeanEagerMetric), Qt::Horizontal).toString(), QStringLiteral("Overall\nGeomean\neager"));
+        QCOMPARE(m.headerData(m.columnFor(0, M::PassAt1Metric), Qt::Horizontal).toString(), QStringLiteral("Overall\npass@1"));
+        // k is the most samples a task has: 1 in this run
+        QCOMPARE(m.headerData(m.columnFor(2, M::PassAtKMetric), Qt::Horizontal).toString(), QStringLiteral("Level 2\npass@1"));
+        const QString passAtK = m.index(a, m.columnFor(0, M::PassAtKMetric)).data(Qt::ToolTipRole).toString();
+        QVERIFY2(passAtK.contains(QStringLiteral("pass@1: 60.0%")), qPrintable(passAtK));
         QVERIFY(!m.headerData(m.columnFor(0, M::FastCompileMetric), Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
     }
 
