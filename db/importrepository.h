@@ -25,9 +25,7 @@ struct ImportedCandidateRow {
 class ImportRepository {
 public:
     explicit ImportRepository(Connection& conn)
-        : m_conn(conn)
-    {
-    }
+        : m_conn(conn) {}
 
     // Creates the run, its models and one queued attempt per candidate, each with its code, in
     // one transaction (nested in the caller's, when there is one). Throws Error, storing

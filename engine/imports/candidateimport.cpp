@@ -2,10 +2,9 @@
 
 #include "core/error.h"
 #include "core/hashing.h"
-#include "suites/suitefile.h"
-
 #include "db/catalogrepository.h"
 #include "db/importrepository.h"
+#include "suites/suitefile.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -16,21 +15,18 @@
 #include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QSet>
-
 #include <algorithm>
 #include <cmath>
 
 namespace kb::engine {
 namespace {
 
-QString toQ(const std::string& s)
-{
+QString toQ(const std::string& s) {
     return QString::fromStdString(s);
 }
 
 // A whole number from a JSON number or a string of digits.
-bool wholeNumber(const QJsonValue& v, qint64& out)
-{
+bool wholeNumber(const QJsonValue& v, qint64& out) {
     if (v.isDouble()) {
         const double d = v.toDouble();
         if (!std::isfinite(d) || d != std::floor(d) || std::abs(d) > 1e15)
@@ -46,8 +42,7 @@ bool wholeNumber(const QJsonValue& v, qint64& out)
     return false;
 }
 
-QString checkModelName(const QString& name)
-{
+QString checkModelName(const QString& name) {
     if (name.trimmed().isEmpty())
         return QStringLiteral("the model name is empty");
     if (name.size() > 200)
@@ -59,10 +54,10 @@ QString checkModelName(const QString& name)
     return {};
 }
 
-QString checkCode(const QString& code, const QByteArray& utf8)
-{
+QString checkCode(const QString& code, const QByteArray& utf8) {
     if (utf8.size() > kMaxCandidateFileBytes)
-        return QStringLiteral("the code is larger than the %1 MiB a candidate may have").arg(kMaxCandidateFileBytes / (1024 * 1024));
+        return QStringLiteral("the code is larger than the %1 MiB a candidate may have")
+            .arg(kMaxCandidateFileBytes / (1024 * 1024));
     if (code.contains(QChar(0)))
         return QStringLiteral("the code contains NUL bytes (binary data?)");
     return {};
@@ -72,35 +67,29 @@ QString checkCode(const QString& code, const QByteArray& utf8)
 class TaskIndex {
 public:
     explicit TaskIndex(const std::vector<db::TaskRow>& tasks)
-        : m_tasks(tasks)
-    {
-    }
+        : m_tasks(tasks) {}
 
-    const db::TaskRow* byKey(const QString& key) const
-    {
+    const db::TaskRow* byKey(const QString& key) const {
         for (const auto& t : m_tasks)
             if (toQ(t.key) == key)
                 return &t;
         return nullptr;
     }
-    const db::TaskRow* byProblem(int level, qint64 problemId) const
-    {
+    const db::TaskRow* byProblem(int level, qint64 problemId) const {
         for (const auto& t : m_tasks)
             if (t.level == level && kernelBenchProblemId(t) == problemId)
                 return &t;
         return nullptr;
     }
     // Tasks of that name (level 0: any level).
-    std::vector<const db::TaskRow*> byName(const QString& name, int level) const
-    {
+    std::vector<const db::TaskRow*> byName(const QString& name, int level) const {
         std::vector<const db::TaskRow*> out;
         for (const auto& t : m_tasks)
             if (toQ(t.name) == name && (level == 0 || t.level == level))
                 out.push_back(&t);
         return out;
     }
-    std::vector<const db::TaskRow*> byProblemAndName(qint64 problemId, const QString& name) const
-    {
+    std::vector<const db::TaskRow*> byProblemAndName(qint64 problemId, const QString& name) const {
         std::vector<const db::TaskRow*> out;
         for (const auto& t : m_tasks)
             if (kernelBenchProblemId(t) == problemId && toQ(t.name) == name)
@@ -112,8 +101,7 @@ private:
     const std::vector<db::TaskRow>& m_tasks;
 };
 
-QString keysOf(const std::vector<const db::TaskRow*>& tasks)
-{
+QString keysOf(const std::vector<const db::TaskRow*>& tasks) {
     QStringList keys;
     for (const auto* t : tasks)
         keys << toQ(t->key);
@@ -121,29 +109,32 @@ QString keysOf(const std::vector<const db::TaskRow*>& tasks)
 }
 
 // The task a JSON line names, or nullptr with `why`.
-const db::TaskRow* resolveTask(const QJsonObject& o, const TaskIndex& index, QString& why)
-{
+const db::TaskRow* resolveTask(const QJsonObject& o, const TaskIndex& index, QString& why) {
     qint64 level = 0;
-    if (o.contains(QStringLiteral("level"))
-        && (!wholeNumber(o.value(QStringLiteral("level")), level) || level < 1 || level > 4)) {
+    if (o.contains(QStringLiteral("level")) &&
+        (!wholeNumber(o.value(QStringLiteral("level")), level) || level < 1 || level > 4)) {
         why = QStringLiteral("\"level\" must be a whole number from 1 to 4");
         return nullptr;
     }
     qint64 problemId = -1;
     const bool hasProblem = o.contains(QStringLiteral("problem_id"));
-    if (hasProblem && (!wholeNumber(o.value(QStringLiteral("problem_id")), problemId) || problemId < 0)) {
+    if (hasProblem &&
+        (!wholeNumber(o.value(QStringLiteral("problem_id")), problemId) || problemId < 0)) {
         why = QStringLiteral("\"problem_id\" must be a whole number, 0 or more");
         return nullptr;
     }
     const QJsonValue task = o.value(QStringLiteral("task"));
     if (task.isUndefined() || task.isNull()) {
         if (!hasProblem || level == 0) {
-            why = QStringLiteral("no task: give \"task\" (its id or name) or \"level\" and \"problem_id\"");
+            why = QStringLiteral(
+                "no task: give \"task\" (its id or name) or \"level\" and \"problem_id\"");
             return nullptr;
         }
         if (const auto* t = index.byProblem(static_cast<int>(level), problemId))
             return t;
-        why = QStringLiteral("the suite has no task of level %1 with KernelBench problem id %2").arg(level).arg(problemId);
+        why = QStringLiteral("the suite has no task of level %1 with KernelBench problem id %2")
+                  .arg(level)
+                  .arg(problemId);
         return nullptr;
     }
     if (!task.isString() || task.toString().trimmed().isEmpty()) {
@@ -153,7 +144,10 @@ const db::TaskRow* resolveTask(const QJsonObject& o, const TaskIndex& index, QSt
     const QString name = task.toString().trimmed();
     if (const auto* t = index.byKey(name)) {
         if (level != 0 && t->level != level) {
-            why = QStringLiteral("task '%1' is of level %2, not %3").arg(name).arg(t->level).arg(level);
+            why = QStringLiteral("task '%1' is of level %2, not %3")
+                      .arg(name)
+                      .arg(t->level)
+                      .arg(level);
             return nullptr;
         }
         return t;
@@ -173,7 +167,8 @@ const db::TaskRow* resolveTask(const QJsonObject& o, const TaskIndex& index, QSt
             if (found.size() == 1)
                 return found.front();
             if (found.size() > 1) {
-                why = QStringLiteral("task '%1' matches several tasks (%2); add \"level\"").arg(name, keysOf(found));
+                why = QStringLiteral("task '%1' matches several tasks (%2); add \"level\"")
+                          .arg(name, keysOf(found));
                 return nullptr;
             }
         }
@@ -182,20 +177,25 @@ const db::TaskRow* resolveTask(const QJsonObject& o, const TaskIndex& index, QSt
     if (found.size() == 1)
         return found.front();
     if (found.size() > 1) {
-        why = QStringLiteral("task name '%1' is used by several tasks (%2); give the task id").arg(name, keysOf(found));
+        why = QStringLiteral("task name '%1' is used by several tasks (%2); give the task id")
+                  .arg(name, keysOf(found));
         return nullptr;
     }
-    why = level != 0 ? QStringLiteral("the suite has no task '%1' of level %2").arg(name).arg(level)
-                     : QStringLiteral("the suite has no task '%1' (by id, name or KernelBench file name)").arg(name);
+    why = level != 0
+              ? QStringLiteral("the suite has no task '%1' of level %2").arg(name).arg(level)
+              : QStringLiteral("the suite has no task '%1' (by id, name or KernelBench file name)")
+                    .arg(name);
     return nullptr;
 }
 
-void readRunFolder(const QString& dir, const QString& model, const TaskIndex& index, CandidateImport& out)
-{
+void readRunFolder(const QString& dir, const QString& model, const TaskIndex& index,
+                   CandidateImport& out) {
     if (const QString bad = checkModelName(model); !bad.isEmpty())
         throw Error(QStringLiteral("--model is needed for a KernelBench run folder (%1)").arg(bad));
-    static const QRegularExpression kernel(QStringLiteral(R"(^level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$)"));
-    // System and hidden entries too: a FIFO or device with a kernel's name is reported, not skipped.
+    static const QRegularExpression kernel(
+        QStringLiteral(R"(^level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$)"));
+    // System and hidden entries too: a FIFO or device with a kernel's name is reported, not
+    // skipped.
     const QFileInfoList entries = QDir(dir).entryInfoList(
         QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
     if (entries.size() > kMaxCandidateFolderEntries)
@@ -216,11 +216,14 @@ void readRunFolder(const QString& dir, const QString& model, const TaskIndex& in
             continue;
         bool okSample = false;
         const int sample = m.captured(3).toInt(&okSample);
-        files.push_back({m.captured(1).toInt(), m.captured(2).toLongLong(), okSample ? sample : -1, e});
+        files.push_back(
+            {m.captured(1).toInt(), m.captured(2).toLongLong(), okSample ? sample : -1, e});
     }
     if (files.empty()) {
-        throw Error(QStringLiteral("no KernelBench kernel file (level_<L>_problem_<id>_sample_<k>_kernel.py) in %1")
-                        .arg(dir));
+        throw Error(
+            QStringLiteral(
+                "no KernelBench kernel file (level_<L>_problem_<id>_sample_<k>_kernel.py) in %1")
+                .arg(dir));
     }
     std::sort(files.begin(), files.end(), [](const Found& a, const Found& b) {
         return std::tie(a.level, a.problem, a.sample) < std::tie(b.level, b.problem, b.sample);
@@ -232,12 +235,16 @@ void readRunFolder(const QString& dir, const QString& model, const TaskIndex& in
             continue;
         }
         if (f.file.exists() && !isInsideFolder(path, dir)) {
-            out.problems << QStringLiteral("%1: links to a file outside the run folder; copy it into the folder").arg(path);
+            out.problems
+                << QStringLiteral(
+                       "%1: links to a file outside the run folder; copy it into the folder")
+                       .arg(path);
             continue;
         }
         QByteArray bytes;
         QString problem;
-        if (!readRegularFile(path, kMaxCandidateFileBytes, bytes, problem, QStringLiteral("candidate file"))) {
+        if (!readRegularFile(path, kMaxCandidateFileBytes, bytes, problem,
+                             QStringLiteral("candidate file"))) {
             out.problems << problem;
             continue;
         }
@@ -252,21 +259,24 @@ void readRunFolder(const QString& dir, const QString& model, const TaskIndex& in
         }
         const auto* task = index.byProblem(f.level, f.problem);
         if (!task) {
-            out.problems << QStringLiteral("%1: the suite has no task of level %2 with KernelBench problem id %3")
-                                .arg(path)
-                                .arg(f.level)
-                                .arg(f.problem);
+            out.problems
+                << QStringLiteral(
+                       "%1: the suite has no task of level %2 with KernelBench problem id %3")
+                       .arg(path)
+                       .arg(f.level)
+                       .arg(f.problem);
             continue;
         }
         out.candidates << ImportedCandidate{model, task->id, toQ(task->key), f.sample, code, path};
     }
 }
 
-void readJsonl(const QString& file, const QString& defaultModel, const TaskIndex& index, CandidateImport& out)
-{
+void readJsonl(const QString& file, const QString& defaultModel, const TaskIndex& index,
+               CandidateImport& out) {
     QByteArray bytes;
     QString problem;
-    if (!readRegularFile(file, kMaxCandidateJsonlBytes, bytes, problem, QStringLiteral("candidate file")))
+    if (!readRegularFile(file, kMaxCandidateJsonlBytes, bytes, problem,
+                         QStringLiteral("candidate file")))
         throw Error(problem);
     if (QString::fromUtf8(bytes).toUtf8() != bytes)
         throw Error(QStringLiteral("%1: not valid UTF-8 text").arg(file));
@@ -281,15 +291,20 @@ void readJsonl(const QString& file, const QString& defaultModel, const TaskIndex
         if (line.isEmpty())
             continue;
         const QString where = QStringLiteral("%1:%2").arg(file).arg(i + 1);
-        const auto bad = [&](const QString& why) { out.problems << QStringLiteral("%1: %2").arg(where, why); };
+        const auto bad = [&](const QString& why) {
+            out.problems << QStringLiteral("%1: %2").arg(where, why);
+        };
         QJsonParseError err{};
         const QJsonDocument doc = QJsonDocument::fromJson(line, &err);
         if (err.error != QJsonParseError::NoError) {
-            bad(QStringLiteral("not valid JSON (%1 at column %2)").arg(err.errorString()).arg(err.offset + 1));
+            bad(QStringLiteral("not valid JSON (%1 at column %2)")
+                    .arg(err.errorString())
+                    .arg(err.offset + 1));
             continue;
         }
         if (!doc.isObject()) {
-            bad(QStringLiteral("not a JSON object; each line is {\"task\", \"model\", \"sample\", \"code\"}"));
+            bad(QStringLiteral(
+                "not a JSON object; each line is {\"task\", \"model\", \"sample\", \"code\"}"));
             continue;
         }
         const QJsonObject o = doc.object();
@@ -301,7 +316,8 @@ void readJsonl(const QString& file, const QString& defaultModel, const TaskIndex
             continue;
         }
         p.candidate.code = code.toString();
-        if (const QString why = checkCode(p.candidate.code, p.candidate.code.toUtf8()); !why.isEmpty()) {
+        if (const QString why = checkCode(p.candidate.code, p.candidate.code.toUtf8());
+            !why.isEmpty()) {
             bad(why);
             continue;
         }
@@ -342,7 +358,8 @@ void readJsonl(const QString& file, const QString& defaultModel, const TaskIndex
     // Lines without "sample" take the smallest index no other line of their model and task has.
     QSet<QString> taken;
     const auto slot = [](const ImportedCandidate& c) -> QString {
-        return c.model + QChar(0) + QString::number(c.taskId) + QChar(0) + QString::number(c.sample);
+        return c.model + QChar(0) + QString::number(c.taskId) + QChar(0) +
+               QString::number(c.sample);
     };
     for (const auto& p : lines)
         if (p.explicitSample)
@@ -363,8 +380,7 @@ void readJsonl(const QString& file, const QString& defaultModel, const TaskIndex
 
 } // namespace
 
-QStringList CandidateImport::models() const
-{
+QStringList CandidateImport::models() const {
     QStringList out;
     for (const auto& c : candidates)
         if (!out.contains(c.model))
@@ -372,28 +388,29 @@ QStringList CandidateImport::models() const
     return out;
 }
 
-int CandidateImport::samplesPerTask() const
-{
+int CandidateImport::samplesPerTask() const {
     int n = 0;
     for (const auto& c : candidates)
         n = std::max(n, c.sample + 1);
     return n;
 }
 
-int kernelBenchProblemId(const db::TaskRow& task)
-{
+int kernelBenchProblemId(const db::TaskRow& task) {
     static const QRegularExpression key(QStringLiteral(R"(^L\d+_(\d+)$)"));
     if (const auto m = key.match(toQ(task.key)); m.hasMatch())
         return m.captured(1).toInt();
     static const QRegularExpression file(QStringLiteral(R"(^(\d+)_.+\.py$)"));
-    const QJsonObject meta = QJsonDocument::fromJson(QByteArray::fromStdString(task.metadataJson)).object();
-    if (const auto m = file.match(QFileInfo(meta.value(QStringLiteral("file")).toString()).fileName()); m.hasMatch())
+    const QJsonObject meta =
+        QJsonDocument::fromJson(QByteArray::fromStdString(task.metadataJson)).object();
+    if (const auto m =
+            file.match(QFileInfo(meta.value(QStringLiteral("file")).toString()).fileName());
+        m.hasMatch())
         return m.captured(1).toInt();
     return -1;
 }
 
-CandidateImport readCandidates(const QString& path, const QString& defaultModel, const std::vector<db::TaskRow>& tasks)
-{
+CandidateImport readCandidates(const QString& path, const QString& defaultModel,
+                               const std::vector<db::TaskRow>& tasks) {
     const QFileInfo info(path);
     if (!info.exists() && !info.isSymLink())
         throw Error(QStringLiteral("'%1' does not exist").arg(path));
@@ -410,21 +427,24 @@ CandidateImport readCandidates(const QString& path, const QString& defaultModel,
     // One (model, task, sample) once.
     QHash<QString, QString> seen;
     for (const auto& c : std::as_const(out.candidates)) {
-        const QString slot = QStringLiteral("%1 / %2 / sample %3").arg(c.model, c.taskKey).arg(c.sample);
+        const QString slot =
+            QStringLiteral("%1 / %2 / sample %3").arg(c.model, c.taskKey).arg(c.sample);
         const auto it = seen.constFind(slot);
         if (it != seen.constEnd())
-            out.problems << QStringLiteral("%1: %2 was given already by %3").arg(c.origin, slot, it.value());
+            out.problems
+                << QStringLiteral("%1: %2 was given already by %3").arg(c.origin, slot, it.value());
         else
             seen.insert(slot, c.origin);
     }
     return out;
 }
 
-ImportedRun storeImportedRun(db::Connection& conn, db::Id suiteId, const QString& runName, EvalSettings settings,
-                             const CandidateImport& import)
-{
+ImportedRun storeImportedRun(db::Connection& conn, db::Id suiteId, const QString& runName,
+                             EvalSettings settings, const CandidateImport& import) {
     if (!import.problems.isEmpty())
-        throw Error(QStringLiteral("%1 problem(s) in %2; nothing was imported").arg(import.problems.size()).arg(import.source));
+        throw Error(QStringLiteral("%1 problem(s) in %2; nothing was imported")
+                        .arg(import.problems.size())
+                        .arg(import.source));
     if (import.candidates.isEmpty())
         throw Error(QStringLiteral("no candidate to import from %1").arg(import.source));
     db::Transaction tx(conn, db::Transaction::Lock::Immediate);
@@ -434,13 +454,18 @@ ImportedRun storeImportedRun(db::Connection& conn, db::Id suiteId, const QString
         if (p.name == kImportedProviderKind)
             provider = p;
     if (provider && provider->kind != kImportedProviderKind) {
-        throw Error(QStringLiteral("a provider named '%1' of kind '%2' exists already; imported models belong to a "
-                                   "provider of that name and kind '%1': rename yours")
-                        .arg(QString::fromLatin1(kImportedProviderKind), toQ(provider->kind)));
+        throw Error(
+            QStringLiteral(
+                "a provider named '%1' of kind '%2' exists already; imported models belong to a "
+                "provider of that name and kind '%1': rename yours")
+                .arg(QString::fromLatin1(kImportedProviderKind), toQ(provider->kind)));
     }
-    const db::Id providerId = provider ? provider->id
-                                       : catalog.upsertProvider({0, kImportedProviderKind, kImportedProviderKind, "",
-                                                                 R"({"note":"candidates generated elsewhere and imported, not a model this program calls"})"});
+    const db::Id providerId =
+        provider
+            ? provider->id
+            : catalog.upsertProvider(
+                  {0, kImportedProviderKind, kImportedProviderKind, "",
+                   R"({"note":"candidates generated elsewhere and imported, not a model this program calls"})"});
     QHash<QString, db::Id> modelIds;
     const auto models = catalog.models();
     for (const QString& name : import.models()) {

@@ -13,7 +13,6 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
-
 #include <vector>
 
 namespace kb::db {
@@ -58,7 +57,8 @@ int kernelBenchProblemId(const db::TaskRow& task);
 // Reads a run folder or a JSON-lines file. defaultModel may be empty when every JSON line names
 // its model. Throws Error when the path cannot be read at all (missing, not a folder or regular
 // file, too large, no candidate in it).
-CandidateImport readCandidates(const QString& path, const QString& defaultModel, const std::vector<db::TaskRow>& tasks);
+CandidateImport readCandidates(const QString& path, const QString& defaultModel,
+                               const std::vector<db::TaskRow>& tasks);
 
 struct ImportedRun {
     db::Id runId = 0;
@@ -69,7 +69,7 @@ struct ImportedRun {
 // the suite with the given evaluation settings, and one queued attempt per candidate with its
 // code. Throws Error (or db::Error), storing nothing, when import.problems is not empty or
 // anything cannot be stored.
-ImportedRun storeImportedRun(db::Connection& conn, db::Id suiteId, const QString& runName, EvalSettings settings,
-                             const CandidateImport& import);
+ImportedRun storeImportedRun(db::Connection& conn, db::Id suiteId, const QString& runName,
+                             EvalSettings settings, const CandidateImport& import);
 
 } // namespace kb::engine

@@ -3,9 +3,8 @@
 // kbstudio-cli import-candidates is recorded as the attempt's one turn and handed on as its
 // candidate, to be checked, built and evaluated like any generated one.
 
-#include "generation/generationsession.h"
-
 #include "db/importrepository.h"
+#include "generation/generationsession.h"
 
 #include <optional>
 

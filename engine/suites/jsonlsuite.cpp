@@ -1,9 +1,8 @@
 #include "jsonlsuite.h"
 
+#include "core/error.h"
 #include "suitefile.h"
 #include "suiteloader.h"
-
-#include "core/error.h"
 
 #include <QFileInfo>
 #include <QHash>
@@ -11,15 +10,13 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
-
 #include <cmath>
 
 namespace kb::engine {
 namespace {
 
 // A whole number from a JSON number or a string of digits (dumps differ on that).
-bool wholeNumber(const QJsonValue& v, qint64& out)
-{
+bool wholeNumber(const QJsonValue& v, qint64& out) {
     if (v.isDouble()) {
         const double d = v.toDouble();
         if (!std::isfinite(d) || d != std::floor(d) || std::abs(d) > 1e15)
@@ -36,8 +33,7 @@ bool wholeNumber(const QJsonValue& v, qint64& out)
 }
 
 // One record of the file, `where` being "FILE:LINE" (or "FILE: entry N" for an array).
-bool readTask(const QJsonObject& o, const QString& where, TaskDefinition& task, QString& problem)
-{
+bool readTask(const QJsonObject& o, const QString& where, TaskDefinition& task, QString& problem) {
     const auto bad = [&](const QString& why) {
         problem = QStringLiteral("%1: %2").arg(where, why);
         return false;
@@ -47,14 +43,16 @@ bool readTask(const QJsonObject& o, const QString& where, TaskDefinition& task, 
         return bad(QStringLiteral("no \"code\" string (the task's PyTorch program)"));
     task.source = code.toString();
     if (task.source.toUtf8().size() > kMaxTaskFileBytes)
-        return bad(QStringLiteral("the code is larger than the %1 MiB a task may have").arg(kMaxTaskFileBytes / (1024 * 1024)));
+        return bad(QStringLiteral("the code is larger than the %1 MiB a task may have")
+                       .arg(kMaxTaskFileBytes / (1024 * 1024)));
     qint64 level = 0;
     if (!wholeNumber(o.value(QStringLiteral("level")), level) || level < 1 || level > 4)
         return bad(QStringLiteral("\"level\" must be a whole number from 1 to 4"));
     task.level = static_cast<int>(level);
     qint64 problemId = -1;
     const bool hasProblemId = o.contains(QStringLiteral("problem_id"));
-    if (hasProblemId && (!wholeNumber(o.value(QStringLiteral("problem_id")), problemId) || problemId < 0))
+    if (hasProblemId &&
+        (!wholeNumber(o.value(QStringLiteral("problem_id")), problemId) || problemId < 0))
         return bad(QStringLiteral("\"problem_id\" must be a whole number, 0 or more"));
     const QJsonValue id = o.value(QStringLiteral("id"));
     if (!id.isUndefined() && (!id.isString() || id.toString().trimmed().isEmpty()))
@@ -84,8 +82,8 @@ bool readTask(const QJsonObject& o, const QString& where, TaskDefinition& task, 
     return true;
 }
 
-void addTask(SuiteDefinition& suite, QHash<QString, QString>& seen, const QJsonValue& value, const QString& where)
-{
+void addTask(SuiteDefinition& suite, QHash<QString, QString>& seen, const QJsonValue& value,
+             const QString& where) {
     if (!value.isObject()) {
         suite.problems << QStringLiteral("%1: not a JSON object").arg(where);
         return;
@@ -98,7 +96,8 @@ void addTask(SuiteDefinition& suite, QHash<QString, QString>& seen, const QJsonV
     }
     const auto it = seen.constFind(task.key);
     if (it != seen.constEnd()) {
-        suite.problems << QStringLiteral("%1: task id '%2' is already used by %3; every task needs its own id")
+        suite.problems << QStringLiteral(
+                              "%1: task id '%2' is already used by %3; every task needs its own id")
                               .arg(where, task.key, it.value());
         return;
     }
@@ -108,8 +107,7 @@ void addTask(SuiteDefinition& suite, QHash<QString, QString>& seen, const QJsonV
 
 } // namespace
 
-SuiteDefinition loadJsonlSuite(const QString& file, const QString& nameOverride)
-{
+SuiteDefinition loadJsonlSuite(const QString& file, const QString& nameOverride) {
     if (!QFileInfo::exists(file))
         throw Error(QStringLiteral("suite file '%1' does not exist").arg(file));
     QByteArray bytes;
@@ -117,11 +115,13 @@ SuiteDefinition loadJsonlSuite(const QString& file, const QString& nameOverride)
     if (!readSuiteFile(file, kMaxJsonlSuiteBytes, bytes, problem))
         throw Error(problem);
     if (bytes.startsWith("PAR1")) {
-        throw Error(QStringLiteral("%1 is a Parquet file. Debian 12 packages no Parquet reader (no pyarrow, no "
-                                   "fastparquet), so suites are read from the dataset's JSON export instead: "
-                                   "one JSON object per line with \"name\", \"level\", \"problem_id\" and "
-                                   "\"code\" (see docs/import.md for the one-line conversion)")
-                        .arg(file));
+        throw Error(
+            QStringLiteral(
+                "%1 is a Parquet file. Debian 12 packages no Parquet reader (no pyarrow, no "
+                "fastparquet), so suites are read from the dataset's JSON export instead: "
+                "one JSON object per line with \"name\", \"level\", \"problem_id\" and "
+                "\"code\" (see docs/import.md for the one-line conversion)")
+                .arg(file));
     }
     const QString text = QString::fromUtf8(bytes);
     if (text.toUtf8() != bytes)
@@ -138,10 +138,13 @@ SuiteDefinition loadJsonlSuite(const QString& file, const QString& nameOverride)
         QJsonParseError err{};
         const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
         if (err.error != QJsonParseError::NoError || !doc.isArray())
-            throw Error(QStringLiteral("%1 is not a valid JSON array: %2 at offset %3").arg(file, err.errorString()).arg(err.offset));
+            throw Error(QStringLiteral("%1 is not a valid JSON array: %2 at offset %3")
+                            .arg(file, err.errorString())
+                            .arg(err.offset));
         const QJsonArray entries = doc.array();
         for (qsizetype i = 0; i < entries.size(); ++i)
-            addTask(suite, seen, entries.at(i), QStringLiteral("%1: entry %2").arg(file).arg(i + 1));
+            addTask(suite, seen, entries.at(i),
+                    QStringLiteral("%1: entry %2").arg(file).arg(i + 1));
     } else {
         const QList<QByteArray> lines = bytes.split('\n');
         for (qsizetype i = 0; i < lines.size(); ++i) {
@@ -157,13 +160,16 @@ SuiteDefinition loadJsonlSuite(const QString& file, const QString& nameOverride)
                                       .arg(err.offset + 1);
                 continue;
             }
-            addTask(suite, seen, doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), where);
+            addTask(suite, seen,
+                    doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), where);
         }
     }
     if (suite.tasks.isEmpty()) {
-        throw Error(QStringLiteral("no usable task in '%1'%2").arg(
-            file, suite.problems.isEmpty() ? QString()
-                                           : QStringLiteral(":\n  ") + suite.problems.join(QStringLiteral("\n  "))));
+        throw Error(QStringLiteral("no usable task in '%1'%2")
+                        .arg(file, suite.problems.isEmpty()
+                                       ? QString()
+                                       : QStringLiteral(":\n  ") +
+                                             suite.problems.join(QStringLiteral("\n  "))));
     }
     return suite;
 }
