@@ -89,6 +89,9 @@ QString SuiteLoader::checkTaskSource(const QString& source)
 SuiteDefinition SuiteLoader::load(const QString& path, const QString& nameOverride)
 {
     const QFileInfo info(path);
+    if (!info.exists() && !info.isSymLink())
+        throw Error(QStringLiteral("'%1' does not exist; a suite is a folder (suite.json or KernelBench "
+                                   "level folders) or a JSON-lines file").arg(path));
     if (info.exists() && !info.isDir())
         return loadJsonlSuite(path, nameOverride);
     return loadFolder(path, nameOverride);
