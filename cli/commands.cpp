@@ -26,6 +26,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTextStream>
@@ -85,6 +86,10 @@ QCommandLineOption dbOption()
 // full text. Only the secret seed is new (a published seed would let inputs be predicted).
 std::optional<engine::RunSpec> specLike(const QString& dbPath, db::Id runId, QString* error)
 {
+    if (!QFileInfo::exists(dbPath)) {
+        *error = QStringLiteral("no run with id %1: the database %2 does not exist").arg(runId).arg(dbPath);
+        return std::nullopt;
+    }
     db::Database database(dbPath.toStdString(), db::Database::Access::ReadOnly);
     auto& conn = database.connection();
     const auto run = db::RunRepository(conn).run(runId);

@@ -191,6 +191,39 @@ private Q_SLOTS:
         QVERIFY(first.value(QStringLiteral("generation")).toObject().value(QStringLiteral("prompt_template_text"))
                     .toString().contains(QStringLiteral("scaled_silu_kernel")));
     }
+
+    void badSettingsAreRefused_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("precision") << QStringList{QStringLiteral("--precision"), QStringLiteral("fp64")} << 2
+                                   << "--precision must be fp32, fp16 or bf16";
+        QTest::newRow("tolerance") << QStringList{QStringLiteral("--atol"), QStringLiteral("abc")} << 2
+                                   << "--atol and --rtol must be numbers";
+        QTest::newRow("compile mode") << QStringList{QStringLiteral("--compile-mode"), QStringLiteral("fast")} << 2
+                                      << "--compile-mode must be";
+        QTest::newRow("template") << QStringList{QStringLiteral("--prompt-template"), QStringLiteral("no-such")} << 1
+                                  << "no prompt template 'no-such' (a template file, or one of: kbstudio, kernelbench)";
+        QTest::newRow("like and resume") << QStringList{QStringLiteral("--like"), QStringLiteral("1"), QStringLiteral("--resume"),
+                                                        QStringLiteral("1")}
+                                         << 2 << "--resume and --like exclude each other";
+        QTest::newRow("like a missing run") << QStringList{QStringLiteral("--like"), QStringLiteral("7")} << 1 << "no run with id 7";
+    }
+    void badSettingsAreRefused()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("bad.kbdb"));
+        QStringList full{QStringLiteral("run"), QStringLiteral("--db"), db, QStringLiteral("--models"),
+                         QStringLiteral("demo-a"), QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--quiet")};
+        full << args;
+        const auto r = test::runCli(full);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestReproduce)
