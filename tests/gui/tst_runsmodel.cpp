@@ -57,6 +57,10 @@ private Q_SLOTS:
                      && settings.contains(QStringLiteral("5 checks")),
                  qPrintable(settings));
         QVERIFY2(!settings.contains(QStringLiteral("seed")), "the secret seed must never be shown");
+        // the run's details name its prompt template and the program that created it
+        QVERIFY2(settings.contains(QStringLiteral("prompt kbstudio")), qPrintable(settings));
+        QVERIFY2(settings.contains(QStringLiteral("TF32 off")), qPrintable(settings));
+        QVERIFY2(settings.contains(QStringLiteral("kbstudio ")), qPrintable(settings));
 
         const int row2 = model.rowOfRun(m_fixture.run2());
         QCOMPARE(test::text(&model, row2, RunsModel::StatusColumn), QStringLiteral("running"));
