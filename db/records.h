@@ -178,6 +178,8 @@ struct TurnRow {
     std::string reasoning;
     std::optional<double> costUsd;
     std::string error; // why the call failed, when it did
+    std::optional<double> ttftMs; // time to the first token (streamed answers)
+    std::string modelSnapshot;    // the model the provider says answered
 };
 
 struct CandidateRow {

@@ -543,6 +543,13 @@ CREATE TABLE IF NOT EXISTS imported_candidates (
     origin     TEXT NOT NULL DEFAULT ''        -- the file (and line) it was read from
 );
 )SQL",
+    // 9: what the provider says about each answer: the time to its first token (streamed
+    //    answers; NULL otherwise) and the model snapshot it names (e.g. a dated version behind
+    //    an alias), so that a result is traceable to the exact model that produced it.
+    R"SQL(
+ALTER TABLE turns ADD COLUMN ttft_ms REAL;
+ALTER TABLE turns ADD COLUMN model_snapshot TEXT NOT NULL DEFAULT '';
+)SQL",
 };
 
 } // namespace

@@ -32,6 +32,8 @@ QList<ChatResponse> attemptTranscript(db::Connection& conn, db::Id attemptId) {
         }
         r.usage = {t.inputTokens, t.outputTokens, t.cacheReadTokens, t.cacheWriteTokens};
         r.latencyMs = t.latencyMs;
+        r.timeToFirstTokenMs = t.ttftMs.value_or(0.0);
+        r.model = QString::fromStdString(t.modelSnapshot);
         out.append(r);
     }
     return out;

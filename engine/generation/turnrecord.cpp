@@ -81,6 +81,9 @@ db::TurnRow turnFromResponse(const TurnContext& ctx, const ChatRequest& sent,
     t.reasoning = redacted(r.reasoning, ctx.secrets);
     t.costUsd = r.costUsd;
     t.latencyMs = r.latencyMs;
+    if (r.timeToFirstTokenMs > 0)
+        t.ttftMs = r.timeToFirstTokenMs;
+    t.modelSnapshot = redacted(r.model, ctx.secrets);
     t.stopReason = stopReasonName(r.stopReason).toStdString();
     return t;
 }

@@ -104,6 +104,14 @@ private Q_SLOTS:
         QCOMPARE(row->outputTokens, 120);
         QCOMPARE(row->turns, 2);
         QCOMPARE(runs.turns(a)[1].response, std::string("r1"));
+        // time to first token and the model snapshot survive the round trip; absent stays absent
+        QVERIFY(!runs.turns(a)[0].ttftMs.has_value());
+        TurnRow streamed{0, a, 2, "p2", "r2", 1, 1, 3.0, "end_turn"};
+        streamed.ttftMs = 250.25;
+        streamed.modelSnapshot = "claude-test-20261101";
+        runs.addTurn(streamed);
+        QCOMPARE(runs.turns(a)[2].ttftMs.value_or(-1.0), 250.25);
+        QCOMPARE(runs.turns(a)[2].modelSnapshot, std::string("claude-test-20261101"));
         // The same turn index twice is refused.
         QVERIFY_THROWS_EXCEPTION(Error, runs.addTurn({0, a, 1, "p", "r", 0, 0, 0, ""}));
     }

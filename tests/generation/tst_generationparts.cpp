@@ -212,6 +212,14 @@ private Q_SLOTS:
         QCOMPARE(t.cacheReadTokens, std::int64_t(3));
         QCOMPARE(t.cacheWriteTokens, std::int64_t(2));
         QCOMPARE(*t.costUsd, 0.25);
+        // a non-streamed answer has no time to first token; the model it names is kept
+        QVERIFY(!t.ttftMs.has_value());
+        QCOMPARE(t.modelSnapshot, std::string());
+        r.model = QStringLiteral("gpt-test-2026-11-20");
+        r.timeToFirstTokenMs = 412.5;
+        const db::TurnRow streamed = engine::turnFromResponse(ctx, sent, r);
+        QCOMPARE(streamed.modelSnapshot, std::string("gpt-test-2026-11-20"));
+        QCOMPARE(streamed.ttftMs.value_or(-1.0), 412.5);
         engine::ProviderError e;
         e.message = QStringLiteral("denied for sk-unit-REDACTME-0123456789");
         e.httpStatus = 401;
