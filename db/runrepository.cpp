@@ -325,23 +325,30 @@ Id RunRepository::addTurn(const TurnRow& t)
 {
     Statement q(m_conn, "INSERT INTO turns(attempt_id, turn_index, prompt, response, input_tokens, "
                         "output_tokens, latency_ms, stop_reason, role, messages_json, tool_calls_json, "
-                        "cache_read_tokens, cache_write_tokens, reasoning, cost_usd, error, ttft_ms, "
-                        "model_snapshot) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                        "cache_read_tokens, cache_write_tokens, reasoning, cost_usd, error) "
+                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     q.bind(1, t.attemptId).bind(2, t.turnIndex).bind(3, t.prompt).bind(4, t.response);
     q.bind(5, t.inputTokens).bind(6, t.outputTokens).bind(7, t.latencyMs).bind(8, t.stopReason);
     q.bind(9, t.role).bind(10, t.messagesJson).bind(11, t.toolCallsJson).bind(12, t.cacheReadTokens);
     q.bind(13, t.cacheWriteTokens).bind(14, t.reasoning).bind(15, t.costUsd).bind(16, t.error);
-    q.bind(17, t.ttftMs).bind(18, t.modelSnapshot);
     q.exec();
-    return m_conn.lastInsertId();
+    const Id id = m_conn.lastInsertId();
+    if (t.ttftMs || !t.modelSnapshot.empty()) {
+        Statement d(m_conn, "INSERT INTO turn_details(turn_id, ttft_ms, model_snapshot) VALUES (?,?,?)");
+        d.bind(1, id).bind(2, t.ttftMs).bind(3, t.modelSnapshot);
+        d.exec();
+    }
+    return id;
 }
 
 std::vector<TurnRow> RunRepository::turns(Id attemptId)
 {
-    Statement q(m_conn, "SELECT id, attempt_id, turn_index, prompt, response, input_tokens, "
+    Statement q(m_conn, "SELECT t.id, attempt_id, turn_index, prompt, response, input_tokens, "
                         "output_tokens, latency_ms, stop_reason, role, messages_json, tool_calls_json, "
-                        "cache_read_tokens, cache_write_tokens, reasoning, cost_usd, error, ttft_ms, "
-                        "model_snapshot FROM turns WHERE attempt_id = ? ORDER BY turn_index");
+                        "cache_read_tokens, cache_write_tokens, reasoning, cost_usd, error, d.ttft_ms, "
+                        "coalesce(d.model_snapshot, '') FROM turns t "
+                        "LEFT JOIN turn_details d ON d.turn_id = t.id "
+                        "WHERE attempt_id = ? ORDER BY turn_index");
     q.bind(1, attemptId);
     std::vector<TurnRow> out;
     while (q.step()) {

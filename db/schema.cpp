@@ -545,10 +545,14 @@ CREATE TABLE IF NOT EXISTS imported_candidates (
 )SQL",
     // 9: what the provider says about each answer: the time to its first token (streamed
     //    answers; NULL otherwise) and the model snapshot it names (e.g. a dated version behind
-    //    an alias), so that a result is traceable to the exact model that produced it.
+    //    an alias), so that a result is traceable to the exact model that produced it. A table
+    //    of its own (one row per turn that has either), so that the step can be applied again.
     R"SQL(
-ALTER TABLE turns ADD COLUMN ttft_ms REAL;
-ALTER TABLE turns ADD COLUMN model_snapshot TEXT NOT NULL DEFAULT '';
+CREATE TABLE IF NOT EXISTS turn_details (
+    turn_id        INTEGER PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,
+    ttft_ms        REAL,                        -- NULL: not streamed
+    model_snapshot TEXT NOT NULL DEFAULT ''
+);
 )SQL",
 };
 

@@ -48,7 +48,8 @@ private Q_SLOTS:
         for (const char* t : {"providers", "models", "suites", "tasks", "runs", "attempts", "turns",
                               "candidates", "builds", "evaluations", "correctness_trials",
                               "timing_series", "timing_samples", "baselines", "environments",
-                              "findings", "task_summaries", "imported_candidates", "schema_version"})
+                              "findings", "task_summaries", "imported_candidates", "turn_details",
+                              "schema_version"})
             QTest::newRow(t) << QString::fromLatin1(t);
     }
     void everyEntityHasATable()
