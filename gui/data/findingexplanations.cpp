@@ -66,6 +66,9 @@ QString findingExplanation(const std::string& rule)
         {"runtime-hidden-parallelism",
          "The candidate's processes (or the whole machine) used more CPU during its timed calls "
          "than its thread budget allows: work ran in parallel where it is not counted."},
+        {"runtime-escaped-stop",
+         "A process of the candidate was running while the reference was being timed, although "
+         "the judge had stopped it: it resumed itself to compete with the reference."},
         {"runtime-precision-downgrade",
          "On a float32 task the output carries the error of rounding its inputs to a short "
          "mantissa (TF32, fp16 or bf16), which a float32 kernel does not make."},

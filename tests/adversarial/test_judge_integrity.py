@@ -335,6 +335,22 @@ class CpuBudgetTests(_JudgeBase):
         self.assertConfined(self.result("judge_clone_transient.py"))
 
 
+class StopTests(_JudgeBase):
+    """The candidate stays stopped for the whole of the reference's block. SIGSTOP holds a
+    process only until it gets SIGCONT, and a process can have SIGCONT sent to itself by a
+    timer of its own: two such helpers burned the budget processor while the reference ran,
+    which doubled the reference's median (8.8 -> 17 ms on an idle machine) and the speedup
+    with it, every run "correct", with the evidence saying the candidate was stopped. The
+    judge now looks at every task of the candidate after each of the reference's calls."""
+
+    def test_helpers_that_resume_themselves_are_rejected(self):
+        self.assertHonest()
+        doc = self.result("judge_timer_resume.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertIn("adv-timer helpers 2", doc["worker_log_tail"], lib.describe(doc))
+        self.assertCaught(doc, "rejected", rule="runtime-escaped-stop")
+
+
 class OpenAttackTests(_JudgeBase):
     """Attacks not caught yet, kept runnable by hand and left out of CTest: a test here fails
     while its attack succeeds. See the harness README's threat model, "Limits"."""

@@ -203,6 +203,42 @@ class ProcessSetTests(unittest.TestCase):
             proc.wait(10)
 
 
+    def test_a_stopped_process_stays_stopped(self):
+        """settle() waits until every task has stopped; with no one resuming it, awake()
+        finds nothing later either (an honest candidate is never flagged)."""
+        proc = subprocess.Popen([sys.executable, "-c", "print('ready', flush=True)\nwhile True:\n    pass\n"],
+                                stdout=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            self.assertEqual(proc.stdout.readline().strip(), "ready")
+            ps = procset.ProcessSet(proc.pid, sandboxed=False)
+            ps.stop()
+            self.assertEqual(ps.settle(), [])
+            time.sleep(0.3)
+            self.assertEqual(ps.awake(), [])
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()
+
+    def test_sigcont_from_outside_the_judge_is_seen(self):
+        proc = subprocess.Popen([sys.executable, "-c", "print('ready', flush=True)\nwhile True:\n    pass\n"],
+                                stdout=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            self.assertEqual(proc.stdout.readline().strip(), "ready")
+            ps = procset.ProcessSet(proc.pid, sandboxed=False)
+            ps.stop()
+            self.assertEqual(ps.settle(), [])
+            os.kill(proc.pid, signal.SIGCONT)  # what a candidate's own timer can send
+            time.sleep(0.05)
+            awake = ps.awake()
+            self.assertEqual([(p, t) for p, t, _ in awake], [(proc.pid, proc.pid)])
+            self.assertIn(awake[0][2], ("R", "S"))
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()
+
+
 class PrecisionProbeTests(unittest.TestCase):
     class MatMul(torch.nn.Module):
         def forward(self, a, b):

@@ -337,9 +337,13 @@ class InterleavedTiming:
         is stopped, and checked for them when it is stopped again."""
         if self.cpu_budget:
             self.narrowed_tasks += confine.narrow(side.procs, self.cpu_budget)
+        others = [s for s in self.sides if s is not side and s.unavailable is None]
+        for other in others:
+            self._still_stopped(other, other.procs.settle(), side)
         side.procs.cont()
         for k in warm_keys:
             self._call(side, k, timeout)
+            self._others_stopped(others, side)
         cpu0 = side.procs.cpu_seconds()
         busy0 = procset.system_busy_seconds()
         t0 = time.perf_counter()
@@ -347,6 +351,7 @@ class InterleavedTiming:
         prev_reply = None
         for k in keys:
             ms, host = self._call(side, k, timeout)
+            self._others_stopped(others, side)
             if prev_reply is not None:
                 gaps.append((self.last_call_start - prev_reply) * 1000.0)
             prev_reply = self.last_reply
@@ -385,6 +390,26 @@ class InterleavedTiming:
         side.block_walls.append(wall)
         # the judge's own time per call in this block: everything but the calls' round trips
         side.block_overheads.append((wall - sum(trips)) / len(trips))
+
+    def _others_stopped(self, others, running):
+        for other in others:
+            self._still_stopped(other, other.procs.awake(), running)
+
+    @staticmethod
+    def _still_stopped(other, awake, running):
+        """A side must stay stopped for the whole of another side's block: SIGSTOP holds a
+        process only until someone sends it SIGCONT, and a candidate can send that to itself
+        (a timer of its own, an asynchronous I/O signal) to run beside the reference. The
+        judge looks after every call of the running side; one task of a stopped candidate
+        found awake rejects it (the trusted sides are looked at alike, never rejected)."""
+        if not awake or other.trusted:
+            return
+        pid, tid, state = awake[0]
+        raise TimingAborted(
+            "rejected", "%d task(s) of the candidate were running while it should have been stopped for the %s's "
+                        "calls (task %d of process %d in state %s): it resumed itself" % (
+                            len(awake), running.name, tid, pid, state),
+            rule="runtime-escaped-stop")
 
     # -- the whole measurement -------------------------------------------------
     def run(self):

@@ -174,6 +174,45 @@ class ProcessSet:
     def cont(self):
         self._signal(signal.SIGCONT)
 
+    def awake(self):
+        """Tasks of the set that are not stopped: [(pid, tid, state)]. A stopped set has
+        none; a task found running or sleeping while it should be stopped was resumed by
+        someone other than the judge (SIGCONT can come from the candidate itself, e.g. from a
+        timer of its own). Uninterruptible sleep (D) is a task still on its way to the stop,
+        zombies and dead tasks run nothing."""
+        found = []
+        for pid in self.members():
+            try:
+                tids = [int(t) for t in os.listdir("/proc/%d/task" % pid) if t.isdigit()]
+            except OSError:
+                continue
+            for tid in tids:
+                raw = _read("/proc/%d/task/%d/stat" % (pid, tid))
+                if raw is None:
+                    continue
+                close = raw.rfind(b")")
+                state = raw[close + 2:close + 3].decode("ascii", "replace") if close >= 0 else "?"
+                if state not in ("T", "t", "D", "Z", "X", "x"):
+                    found.append((pid, tid, state))
+        return found
+
+    def settle(self, timeout=1.0):
+        """After stop(): wait until every task has reached its stop (a signal is delivered
+        when a task next runs), sending SIGSTOP again to members still awake."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while True:
+            awake = self.awake()
+            if not awake or time.monotonic() > deadline:
+                return awake
+            for pid in {p for p, _, _ in awake}:
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            time.sleep(0.001)
+
 
 def system_busy_seconds():
     """CPU time all processors of the machine spent busy so far (user, nice, system, irq,
