@@ -1,13 +1,11 @@
 #include "controlcommand.h"
 
 #include "clioptions.h"
-
-#include "scheduler/enginepresence.h"
-
 #include "db/database.h"
 #include "db/leaserepository.h"
 #include "db/queuerepository.h"
 #include "db/runrepository.h"
+#include "scheduler/enginepresence.h"
 
 #include <QCommandLineParser>
 
@@ -17,8 +15,7 @@ namespace {
 // Engines renew their heartbeat every 2 s; one not heard of for this long is gone.
 constexpr double kLeaseSeconds = 12;
 
-QString holderText(db::Connection& conn, db::Id runId)
-{
+QString holderText(db::Connection& conn, db::Id runId) {
     db::LeaseRepository leases(conn);
     const auto holder = leases.holderOf(runId, db::LeaseRepository::now(), kLeaseSeconds);
     if (!holder || engine::engineKnownDead(*holder))
@@ -30,25 +27,33 @@ QString holderText(db::Connection& conn, db::Id runId)
 
 } // namespace
 
-int controlCommand(const QString& command, const QStringList& args)
-{
+int controlCommand(const QString& command, const QStringList& args) {
     QCommandLineParser p;
     if (command == QLatin1String("pause"))
-        p.setApplicationDescription(QStringLiteral("Pause a run: the attempts in flight finish, nothing new starts."));
+        p.setApplicationDescription(
+            QStringLiteral("Pause a run: the attempts in flight finish, nothing new starts."));
     else if (command == QLatin1String("resume"))
         p.setApplicationDescription(QStringLiteral("Resume a paused run."));
     else if (command == QLatin1String("cancel"))
-        p.setApplicationDescription(QStringLiteral("Cancel a run, or only one model's or one task's attempts of it."));
+        p.setApplicationDescription(
+            QStringLiteral("Cancel a run, or only one model's or one task's attempts of it."));
     else
-        p.setApplicationDescription(QStringLiteral("Set the priority of a run (or of one model's or task's attempts of it); higher runs first."));
-    p.addOption({QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")});
+        p.setApplicationDescription(
+            QStringLiteral("Set the priority of a run (or of one model's or task's attempts of "
+                           "it); higher runs first."));
+    p.addOption(
+        {QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")});
     p.addOption({QStringLiteral("run"), QStringLiteral("Run id."), QStringLiteral("ID")});
     if (command == QLatin1String("cancel") || command == QLatin1String("priority")) {
-        p.addOption({QStringLiteral("model"), QStringLiteral("Only this model's attempts."), QStringLiteral("NAME")});
-        p.addOption({QStringLiteral("task"), QStringLiteral("Only this task's attempts."), QStringLiteral("KEY")});
+        p.addOption({QStringLiteral("model"), QStringLiteral("Only this model's attempts."),
+                     QStringLiteral("NAME")});
+        p.addOption({QStringLiteral("task"), QStringLiteral("Only this task's attempts."),
+                     QStringLiteral("KEY")});
     }
     if (command == QLatin1String("priority"))
-        p.addOption({QStringLiteral("set"), QStringLiteral("The new priority (an integer; default 0)."), QStringLiteral("P")});
+        p.addOption({QStringLiteral("set"),
+                     QStringLiteral("The new priority (an integer; default 0)."),
+                     QStringLiteral("P")});
     int code = 0;
     if (!parseCommandLine(p, args, command, code))
         return code;
@@ -58,10 +63,14 @@ int controlCommand(const QString& command, const QStringList& args)
     const db::Id runId = p.value(QStringLiteral("run")).toLongLong(&ok);
     if (!ok || runId <= 0)
         return fail(QStringLiteral("--run needs a run id"), 2);
-    const std::string model = command == QLatin1String("cancel") || command == QLatin1String("priority")
-                                  ? p.value(QStringLiteral("model")).toStdString() : std::string();
-    const std::string task = command == QLatin1String("cancel") || command == QLatin1String("priority")
-                                 ? p.value(QStringLiteral("task")).toStdString() : std::string();
+    const std::string model =
+        command == QLatin1String("cancel") || command == QLatin1String("priority")
+            ? p.value(QStringLiteral("model")).toStdString()
+            : std::string();
+    const std::string task =
+        command == QLatin1String("cancel") || command == QLatin1String("priority")
+            ? p.value(QStringLiteral("task")).toStdString()
+            : std::string();
     try {
         db::Database database(databasePath(p).toStdString());
         auto& conn = database.connection();
@@ -72,9 +81,13 @@ int controlCommand(const QString& command, const QStringList& args)
             return fail(QStringLiteral("no run with id %1 in %2").arg(runId).arg(databasePath(p)));
         const QString status = QString::fromStdString(run->status);
         const QString holder = holderText(conn, runId);
-        const QString who = holder.isEmpty() ? QStringLiteral("no engine is working on it")
-                                             : QStringLiteral("the %1 working on it notices within seconds").arg(holder);
-        const bool ended = status == QLatin1String("finished") || status == QLatin1String("failed") || status == QLatin1String("cancelled");
+        const QString who =
+            holder.isEmpty()
+                ? QStringLiteral("no engine is working on it")
+                : QStringLiteral("the %1 working on it notices within seconds").arg(holder);
+        const bool ended = status == QLatin1String("finished") ||
+                           status == QLatin1String("failed") ||
+                           status == QLatin1String("cancelled");
 
         if (command == QLatin1String("priority")) {
             if (!p.isSet(QStringLiteral("set")))
@@ -87,8 +100,11 @@ int controlCommand(const QString& command, const QStringList& args)
                 out(QStringLiteral("run %1: priority %2\n").arg(runId).arg(priority));
             } else {
                 const int n = queue.setAttemptPriority(runId, priority, model, task);
-                out(QStringLiteral("run %1: %2 attempt(s) at priority %3 (order applies when an engine next takes the run)\n")
-                        .arg(runId).arg(n).arg(priority));
+                out(QStringLiteral("run %1: %2 attempt(s) at priority %3 (order applies when an "
+                                   "engine next takes the run)\n")
+                        .arg(runId)
+                        .arg(n)
+                        .arg(priority));
             }
             return 0;
         }
@@ -109,10 +125,11 @@ int controlCommand(const QString& command, const QStringList& args)
                 return 0;
             }
             runs.setRunStatus(runId, "running");
-            out(holder.isEmpty()
-                    ? QStringLiteral("run %1 resumed; no engine is working on it: a running `kbstudio-cli serve` takes it up, "
-                                     "or run `kbstudio-cli run --resume %1`\n").arg(runId)
-                    : QStringLiteral("run %1 resumed; %2\n").arg(runId).arg(who));
+            out(holder.isEmpty() ? QStringLiteral("run %1 resumed; no engine is working on it: a "
+                                                  "running `kbstudio-cli serve` takes it up, "
+                                                  "or run `kbstudio-cli run --resume %1`\n")
+                                       .arg(runId)
+                                 : QStringLiteral("run %1 resumed; %2\n").arg(runId).arg(who));
             return 0;
         }
         // cancel
@@ -121,13 +138,21 @@ int controlCommand(const QString& command, const QStringList& args)
             const int n = queue.cancelAttempts(runId, {}, {}, "cancelled by the user");
             runs.setRunStatus(runId, "cancelled", "cancelled by the user");
             tx.commit();
-            out(QStringLiteral("run %1 cancelled (%2 unfinished attempt(s)); %3\n").arg(runId).arg(n).arg(who));
+            out(QStringLiteral("run %1 cancelled (%2 unfinished attempt(s)); %3\n")
+                    .arg(runId)
+                    .arg(n)
+                    .arg(who));
             return 0;
         }
-        std::string what = model.empty() ? "task " + task : task.empty() ? "model " + model : "model " + model + ", task " + task;
-        const int n = queue.cancelAttempts(runId, model, task, "cancelled by the user (" + what + ")");
+        std::string what = model.empty()  ? "task " + task
+                           : task.empty() ? "model " + model
+                                          : "model " + model + ", task " + task;
+        const int n =
+            queue.cancelAttempts(runId, model, task, "cancelled by the user (" + what + ")");
         out(QStringLiteral("run %1: %2 unfinished attempt(s) of %3 cancelled; %4\n")
-                .arg(runId).arg(n).arg(QString::fromStdString(what), who));
+                .arg(runId)
+                .arg(n)
+                .arg(QString::fromStdString(what), who));
         return 0;
     } catch (const db::Error& e) {
         return fail(QString::fromUtf8(e.what()));

@@ -1,13 +1,12 @@
 #include "exportcommand.h"
 
 #include "clioptions.h"
-
 #include "core/error.h"
 #include "core/paths.h"
 #include "report/baselineimport.h"
 #include "report/exporter.h"
-#include "report/kernelbenchexport.h"
 #include "report/jsonexport.h"
+#include "report/kernelbenchexport.h"
 #ifdef KBSTUDIO_CLI_PDF
 #include "report/pdfreport.h"
 #endif
@@ -23,29 +22,25 @@
 #include <QGuiApplication>
 #endif
 #include <QTextStream>
-
 #include <cstring>
 
 namespace kb::cli {
 
 namespace {
 
-QStringList list(const QCommandLineParser& p, const QString& name)
-{
+QStringList list(const QCommandLineParser& p, const QString& name) {
     QStringList items;
     for (const auto& item : p.value(name).split(QLatin1Char(','), Qt::SkipEmptyParts))
         items << item.trimmed();
     return items;
 }
 
-bool writeStdout(const QByteArray& bytes)
-{
+bool writeStdout(const QByteArray& bytes) {
     QFile stdoutFile;
     return stdoutFile.open(stdout, QIODevice::WriteOnly) && stdoutFile.write(bytes) == bytes.size();
 }
 
-int exportJson(db::Connection& conn, const report::ExportFilter& filter, const QString& outPath)
-{
+int exportJson(db::Connection& conn, const report::ExportFilter& filter, const QString& outPath) {
     qint64 written = 0;
     if (outPath == QLatin1String("-")) {
         QFile stdoutFile;
@@ -67,22 +62,39 @@ int exportJson(db::Connection& conn, const report::ExportFilter& filter, const Q
 
 } // namespace
 
-int exportCommand(const QStringList& args)
-{
+int exportCommand(const QStringList& args) {
     QCommandLineParser p;
-    p.setApplicationDescription(
-        QStringLiteral("Export results: the HTML or PDF report, the Markdown leaderboard, attempts "
-                       "as CSV or JSON, the leaderboard as CSV, timing samples as CSV, or KernelBench eval_results.json.\n"
-                       "Every format carries the run settings (precision, TF32, compile mode, prompt template)."));
-    p.addOption({QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("format"), QStringLiteral("One of: %1.").arg(report::exportFormatNames().join(QStringLiteral(", "))), QStringLiteral("FORMAT")});
-    p.addOption({QStringLiteral("out"), QStringLiteral("Output file ('-' writes text formats to stdout)."), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("run"), QStringLiteral("Run id (default: every run)."), QStringLiteral("ID"), QStringLiteral("0")});
-    p.addOption({QStringLiteral("models"), QStringLiteral("Comma-separated model names (default: all)."), QStringLiteral("LIST")});
-    p.addOption({QStringLiteral("levels"), QStringLiteral("Comma-separated levels (default: all)."), QStringLiteral("LIST")});
-    p.addOption({QStringLiteral("verdicts"), QStringLiteral("Comma-separated verdicts of the attempt rows (default: all)."), QStringLiteral("LIST")});
-    p.addOption({QStringLiteral("compare"), QStringLiteral("Two models, A,B: add their paired comparison to the HTML, PDF and Markdown reports (default: the two --models when exactly two are given)."), QStringLiteral("A,B")});
-    p.addOption({QStringLiteral("title"), QStringLiteral("Title of the HTML/PDF report."), QStringLiteral("TEXT")});
+    p.setApplicationDescription(QStringLiteral(
+        "Export results: the HTML or PDF report, the Markdown leaderboard, attempts "
+        "as CSV or JSON, the leaderboard as CSV, timing samples as CSV, or KernelBench "
+        "eval_results.json.\n"
+        "Every format carries the run settings (precision, TF32, compile mode, prompt template)."));
+    p.addOption(
+        {QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")});
+    p.addOption(
+        {QStringLiteral("format"),
+         QStringLiteral("One of: %1.").arg(report::exportFormatNames().join(QStringLiteral(", "))),
+         QStringLiteral("FORMAT")});
+    p.addOption({QStringLiteral("out"),
+                 QStringLiteral("Output file ('-' writes text formats to stdout)."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("run"), QStringLiteral("Run id (default: every run)."),
+                 QStringLiteral("ID"), QStringLiteral("0")});
+    p.addOption({QStringLiteral("models"),
+                 QStringLiteral("Comma-separated model names (default: all)."),
+                 QStringLiteral("LIST")});
+    p.addOption({QStringLiteral("levels"), QStringLiteral("Comma-separated levels (default: all)."),
+                 QStringLiteral("LIST")});
+    p.addOption({QStringLiteral("verdicts"),
+                 QStringLiteral("Comma-separated verdicts of the attempt rows (default: all)."),
+                 QStringLiteral("LIST")});
+    p.addOption(
+        {QStringLiteral("compare"),
+         QStringLiteral("Two models, A,B: add their paired comparison to the HTML, PDF and "
+                        "Markdown reports (default: the two --models when exactly two are given)."),
+         QStringLiteral("A,B")});
+    p.addOption({QStringLiteral("title"), QStringLiteral("Title of the HTML/PDF report."),
+                 QStringLiteral("TEXT")});
     int code = 0;
     if (!parseCommandLine(p, args, QStringLiteral("export"), code))
         return code;
@@ -90,7 +102,8 @@ int exportCommand(const QStringList& args)
     const auto format = report::exportFormatFromName(p.value(QStringLiteral("format")));
     if (!format) {
         return fail(QStringLiteral("--format must be one of %1")
-                        .arg(report::exportFormatNames().join(QStringLiteral(", "))), 2);
+                        .arg(report::exportFormatNames().join(QStringLiteral(", "))),
+                    2);
     }
     const QString outPath = p.value(QStringLiteral("out"));
     if (outPath.isEmpty())
@@ -107,13 +120,15 @@ int exportCommand(const QStringList& args)
     for (const auto& l : list(p, QStringLiteral("levels"))) {
         const int level = l.toInt(&ok);
         if (!ok)
-            return fail(QStringLiteral("--levels takes numbers, e.g. --levels 1,2 (got '%1')").arg(l), 2);
+            return fail(
+                QStringLiteral("--levels takes numbers, e.g. --levels 1,2 (got '%1')").arg(l), 2);
         filter.levels << level;
     }
     filter.verdicts = list(p, QStringLiteral("verdicts"));
     filter.compare = list(p, QStringLiteral("compare"));
     if (p.isSet(QStringLiteral("compare")) && filter.compare.size() != 2)
-        return fail(QStringLiteral("--compare takes two models, e.g. --compare model-a,model-b"), 2);
+        return fail(QStringLiteral("--compare takes two models, e.g. --compare model-a,model-b"),
+                    2);
 
     const QString dbFile = databasePath(p);
     if (!QFileInfo::exists(dbFile))
@@ -124,8 +139,8 @@ int exportCommand(const QStringList& args)
             // Streamed: a million attempts are never held in memory at once.
             return exportJson(database.connection(), filter, outPath);
         }
-        const auto data = report::loadReportData(database.connection(), filter,
-                                                 report::loadOptionsFor(*format));
+        const auto data =
+            report::loadReportData(database.connection(), filter, report::loadOptionsFor(*format));
         report::HtmlOptions html;
         if (p.isSet(QStringLiteral("title")))
             html.title = p.value(QStringLiteral("title"));
@@ -136,10 +151,11 @@ int exportCommand(const QStringList& args)
 #ifdef KBSTUDIO_CLI_PDF
             error = report::writePdfReport(data, outPath, html);
 #else
-            error = QStringLiteral("this kbstudio-cli was built without PDF support (KBSTUDIO_CLI_PDF=OFF)");
+            error = QStringLiteral(
+                "this kbstudio-cli was built without PDF support (KBSTUDIO_CLI_PDF=OFF)");
 #endif
-        } else if (*format == report::ExportFormat::KernelBench
-                   && (outPath.endsWith(QLatin1Char('/')) || QFileInfo(outPath).isDir())) {
+        } else if (*format == report::ExportFormat::KernelBench &&
+                   (outPath.endsWith(QLatin1Char('/')) || QFileInfo(outPath).isDir())) {
             // Every model and level: one KernelBench run folder each (docs/exports.md).
             QStringList written;
             error = report::writeKernelBenchRuns(outPath, data, &written);
@@ -172,14 +188,17 @@ int exportCommand(const QStringList& args)
     }
 }
 
-int baselinesCommand(const QStringList& args)
-{
+int baselinesCommand(const QStringList& args) {
     QCommandLineParser p;
     p.setApplicationDescription(
         QStringLiteral("baselines import DIR: store KernelBench's published baseline timings "
                        "(a GPU folder with baseline_time_torch*.json, or a folder of them)."));
-    p.addOption({QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("problems"), QStringLiteral("KernelBench problem folder whose sources identify the tasks (default: the tasks in the database)."), QStringLiteral("DIR")});
+    p.addOption(
+        {QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("problems"),
+                 QStringLiteral("KernelBench problem folder whose sources identify the tasks "
+                                "(default: the tasks in the database)."),
+                 QStringLiteral("DIR")});
     p.addPositionalArgument(QStringLiteral("action"), QStringLiteral("import"));
     p.addPositionalArgument(QStringLiteral("dir"), QStringLiteral("baseline folder"));
     int code = 0;
@@ -187,7 +206,9 @@ int baselinesCommand(const QStringList& args)
         return code;
     const auto pos = p.positionalArguments();
     if (pos.size() != 2 || pos[0] != QLatin1String("import"))
-        return fail(QStringLiteral("usage: kbstudio-cli baselines import DIR [--problems DIR] [--db FILE]"), 2);
+        return fail(
+            QStringLiteral("usage: kbstudio-cli baselines import DIR [--problems DIR] [--db FILE]"),
+            2);
     try {
         db::Database database(databasePath(p).toStdString());
         report::BaselineImportOptions options;
@@ -204,8 +225,9 @@ int baselinesCommand(const QStringList& args)
                     .arg(r.unmatchedNames.mid(0, 3).join(QStringLiteral(", "))));
         }
         if (r.stored == 0 && r.entries > 0) {
-            return fail(QStringLiteral("no entry matched a task: import the KernelBench problems first "
-                                       "(kbstudio-cli suite import DIR) or pass --problems DIR"));
+            return fail(
+                QStringLiteral("no entry matched a task: import the KernelBench problems first "
+                               "(kbstudio-cli suite import DIR) or pass --problems DIR"));
         }
         return 0;
     } catch (const engine::Error& e) {
@@ -215,14 +237,13 @@ int baselinesCommand(const QStringList& args)
     }
 }
 
-std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv)
-{
+std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv) {
     bool pdf = false;
     if (argc > 1 && std::strcmp(argv[1], "export") == 0) {
         for (int i = 2; i < argc; ++i) {
-            if (std::strcmp(argv[i], "--format=pdf") == 0
-                || (std::strcmp(argv[i], "--format") == 0 && i + 1 < argc
-                    && std::strcmp(argv[i + 1], "pdf") == 0))
+            if (std::strcmp(argv[i], "--format=pdf") == 0 ||
+                (std::strcmp(argv[i], "--format") == 0 && i + 1 < argc &&
+                 std::strcmp(argv[i + 1], "pdf") == 0))
                 pdf = true;
         }
     }

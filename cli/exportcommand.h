@@ -3,7 +3,6 @@
 
 #include <QCoreApplication>
 #include <QStringList>
-
 #include <memory>
 
 namespace kb::cli {

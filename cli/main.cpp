@@ -33,8 +33,7 @@ Options common to all commands:
 )";
 }
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     // A file size limit (ulimit -f) makes writes fail with a message instead of killing us.
     kb::cli::ignoreFileSizeSignal();
     const auto app = kb::cli::createApplication(argc, argv);
@@ -42,7 +41,8 @@ int main(int argc, char** argv)
     QCoreApplication::setApplicationVersion(QStringLiteral(KBSTUDIO_VERSION));
     QStringList args = QCoreApplication::arguments();
     args.removeFirst();
-    if (args.isEmpty() || args.first() == QLatin1String("--help") || args.first() == QLatin1String("-h")) {
+    if (args.isEmpty() || args.first() == QLatin1String("--help") ||
+        args.first() == QLatin1String("-h")) {
         QTextStream(stdout) << kUsage;
         return args.isEmpty() ? 2 : 0;
     }
@@ -73,7 +73,10 @@ int main(int argc, char** argv)
         return kb::cli::modelCommand(args);
     if (command == QLatin1String("serve"))
         return kb::cli::serveCommand(args);
-    if (QStringList{QStringLiteral("pause"), QStringLiteral("resume"), QStringLiteral("cancel"), QStringLiteral("priority")}.contains(command))
+    if (QStringList{QStringLiteral("pause"), QStringLiteral("resume"), QStringLiteral("cancel"),
+                    QStringLiteral("priority")}
+            .contains(command))
         return kb::cli::controlCommand(command, args);
-    return kb::cli::fail(QStringLiteral("unknown command '%1'; see kbstudio-cli --help").arg(command), 2);
+    return kb::cli::fail(
+        QStringLiteral("unknown command '%1'; see kbstudio-cli --help").arg(command), 2);
 }

@@ -1,25 +1,28 @@
 #include "progressline.h"
 
 #include <QTextStream>
-
 #include <cstdio>
 #include <unistd.h>
 
 namespace kb::cli {
 
-QString progressText(const engine::RunProgress& p, int barWidth)
-{
+QString progressText(const engine::RunProgress& p, int barWidth) {
     const int finished = p.finished();
     const double frac = p.total > 0 ? static_cast<double>(finished) / p.total : 0.0;
     const int filled = static_cast<int>(frac * barWidth + 0.5);
     QString bar = QString(filled, QLatin1Char('#')) + QString(barWidth - filled, QLatin1Char('.'));
-    QString eta = p.etaSeconds ? QStringLiteral("ETA %1 s").arg(*p.etaSeconds, 0, 'f', 0) : QStringLiteral("ETA --");
+    QString eta = p.etaSeconds ? QStringLiteral("ETA %1 s").arg(*p.etaSeconds, 0, 'f', 0)
+                               : QStringLiteral("ETA --");
     const double rate = p.attemptsPerMinute;
     QString slots;
     if (p.evalSlots > 1 || p.backend != QLatin1String("local"))
-        slots = QStringLiteral("  %1 %2/%3 busy").arg(p.backend == QLatin1String("slurm") ? QStringLiteral("jobs") : QStringLiteral("gpus"))
-                    .arg(p.evalSlotsBusy).arg(p.evalSlots);
-    return QStringLiteral("%11[%1] %2/%3  queued %4  building %5  evaluating %6  done %7  failed %8  %9/min  %10%12")
+        slots = QStringLiteral("  %1 %2/%3 busy")
+                    .arg(p.backend == QLatin1String("slurm") ? QStringLiteral("jobs")
+                                                             : QStringLiteral("gpus"))
+                    .arg(p.evalSlotsBusy)
+                    .arg(p.evalSlots);
+    return QStringLiteral("%11[%1] %2/%3  queued %4  building %5  evaluating %6  done %7  failed "
+                          "%8  %9/min  %10%12")
         .arg(bar)
         .arg(finished)
         .arg(p.total)
@@ -34,32 +37,29 @@ QString progressText(const engine::RunProgress& p, int barWidth)
 
 ProgressLine::ProgressLine(bool enabled)
     : m_enabled(enabled)
-    , m_tty(isatty(fileno(stdout)) != 0)
-{
-}
+    , m_tty(isatty(fileno(stdout)) != 0) {}
 
-void ProgressLine::redraw()
-{
+void ProgressLine::redraw() {
     if (!m_enabled || !m_tty)
         return;
     QTextStream(stdout) << "\r\033[K" << progressText(m_last, 24) << Qt::flush;
     m_drawn = true;
 }
 
-void ProgressLine::update(const engine::RunProgress& progress)
-{
+void ProgressLine::update(const engine::RunProgress& progress) {
     m_last = progress;
     redraw();
 }
 
-void ProgressLine::attempt(const engine::AttemptResult& r)
-{
+void ProgressLine::attempt(const engine::AttemptResult& r) {
     if (!m_enabled)
         return;
     QTextStream s(stdout);
     if (m_tty && m_drawn)
         s << "\r\033[K";
-    QString speed = r.speedupEager ? QStringLiteral("  %1x vs eager").arg(*r.speedupEager, 0, 'f', 2) : QString();
+    QString speed = r.speedupEager
+                        ? QStringLiteral("  %1x vs eager").arg(*r.speedupEager, 0, 'f', 2)
+                        : QString();
     s << QStringLiteral("  %1 %2 %3: %4%5%6")
              .arg(r.model, -8)
              .arg(r.task, -22)
@@ -74,8 +74,7 @@ void ProgressLine::attempt(const engine::AttemptResult& r)
     redraw();
 }
 
-void ProgressLine::message(const QString& text)
-{
+void ProgressLine::message(const QString& text) {
     QTextStream s(stdout);
     if (m_tty && m_drawn)
         s << "\r\033[K";
@@ -83,8 +82,7 @@ void ProgressLine::message(const QString& text)
     redraw();
 }
 
-void ProgressLine::finish()
-{
+void ProgressLine::finish() {
     if (m_tty && m_drawn)
         QTextStream(stdout) << "\r\033[K" << progressText(m_last, 24) << '\n' << Qt::flush;
 }

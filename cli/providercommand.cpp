@@ -53,9 +53,10 @@ int addProvider(QCommandLineParser& p) {
     db::CatalogRepository catalog(database.connection());
     const auto existing = providerNamed(catalog, name);
     // Adding a provider again updates it: settings not given now are kept.
-    QJsonObject settings = existing && existing->kind == kind.toStdString()
-                               ? QJsonDocument::fromJson(QByteArray::fromStdString(existing->settingsJson)).object()
-                               : QJsonObject();
+    QJsonObject settings =
+        existing && existing->kind == kind.toStdString()
+            ? QJsonDocument::fromJson(QByteArray::fromStdString(existing->settingsJson)).object()
+            : QJsonObject();
     QUrl normalized;
     if (kind == QLatin1String("replay")) {
         if (!p.isSet(QStringLiteral("transcript")))
@@ -103,7 +104,8 @@ int addProvider(QCommandLineParser& p) {
     db::ProviderRow row;
     row.name = name.toStdString();
     row.kind = kind.toStdString();
-    row.baseUrl = normalized.isValid() ? normalized.toString().toStdString() : baseUrl.toStdString();
+    row.baseUrl =
+        normalized.isValid() ? normalized.toString().toStdString() : baseUrl.toStdString();
     row.settingsJson = QJsonDocument(settings).toJson(QJsonDocument::Compact).toStdString();
     catalog.upsertProvider(row);
     out(QStringLiteral("provider '%1' (%2) registered\n").arg(name, kind));
@@ -119,9 +121,12 @@ int addProvider(QCommandLineParser& p) {
             return fail(
                 QStringLiteral("cannot store the key in %1: %2").arg(store->describe(), why));
         out(QStringLiteral("key stored in %1, sent only to %2\n")
-                .arg(store->describe(), normalized.toDisplayString(QUrl::RemovePath | QUrl::RemoveUserInfo)));
-    } else if (existing && QUrl(q(existing->baseUrl)).host() != normalized.host() && !boundName.isEmpty()) {
-        out(QStringLiteral("note: a key stored for the previous host is not sent to the new one; pass --key-env "
+                .arg(store->describe(),
+                     normalized.toDisplayString(QUrl::RemovePath | QUrl::RemoveUserInfo)));
+    } else if (existing && QUrl(q(existing->baseUrl)).host() != normalized.host() &&
+               !boundName.isEmpty()) {
+        out(QStringLiteral("note: a key stored for the previous host is not sent to the new one; "
+                           "pass --key-env "
                            "or --key-stdin to store one for %1\n")
                 .arg(normalized.host()));
     }
@@ -155,8 +160,9 @@ int listProviders(QCommandLineParser& p) {
                 price = QStringLiteral("  $%1 / $%2 per M tokens in/out")
                             .arg(m.priceInPerMTok.value_or(0))
                             .arg(m.priceOutPerMTok.value_or(0));
-            const QString settings = m.settingsJson.empty() || m.settingsJson == "{}" ? QString()
-                                                                                       : QStringLiteral("  ") + q(m.settingsJson);
+            const QString settings = m.settingsJson.empty() || m.settingsJson == "{}"
+                                         ? QString()
+                                         : QStringLiteral("  ") + q(m.settingsJson);
             out(QStringLiteral("    %1/%2%3%4\n").arg(q(prov.name), q(m.name), price, settings));
         }
     }
@@ -220,7 +226,8 @@ int testProvider(QCommandLineParser& p, const QString& name) {
                      [&](quint64 rid, const engine::ProviderError& e) {
                          if (rid != id)
                              return;
-                         QTextStream(stderr) << "error: " << engine::redactSecrets(e.message, secrets) << '\n';
+                         QTextStream(stderr)
+                             << "error: " << engine::redactSecrets(e.message, secrets) << '\n';
                          loop.quit();
                      });
     loop.exec();
@@ -324,11 +331,11 @@ int providerCommand(const QStringList& args) {
 
 int modelCommand(const QStringList& args) {
     QCommandLineParser p;
-    p.setApplicationDescription(
-        QStringLiteral("model add --provider P --name M [--label L] [--price-in X --price-out Y] [request "
-                       "settings]: register (or update) a model of a provider; prices in US$ per million "
-                       "tokens. Request settings of the model win over its provider's. In runs, name it "
-                       "P/M where another provider has a model of the same name."));
+    p.setApplicationDescription(QStringLiteral(
+        "model add --provider P --name M [--label L] [--price-in X --price-out Y] [request "
+        "settings]: register (or update) a model of a provider; prices in US$ per million "
+        "tokens. Request settings of the model win over its provider's. In runs, name it "
+        "P/M where another provider has a model of the same name."));
     p.addOption(dbOption());
     p.addOption(
         {QStringLiteral("provider"), QStringLiteral("Provider name."), QStringLiteral("P")});
@@ -386,7 +393,8 @@ int modelCommand(const QStringList& args) {
         QJsonObject settings;
         for (const auto& known : catalog.models())
             if (known.providerId == prov->id && known.name == m.name) {
-                settings = QJsonDocument::fromJson(QByteArray::fromStdString(known.settingsJson)).object();
+                settings =
+                    QJsonDocument::fromJson(QByteArray::fromStdString(known.settingsJson)).object();
                 if (!p.isSet(QStringLiteral("price-in")) && !p.isSet(QStringLiteral("price-out"))) {
                     m.priceInPerMTok = known.priceInPerMTok;
                     m.priceOutPerMTok = known.priceOutPerMTok;

@@ -6,13 +6,11 @@
 
 namespace kb::cli {
 namespace {
-QString s(const char* text)
-{
+QString s(const char* text) {
     return QString::fromLatin1(text);
 }
 
-bool number(const QCommandLineParser& p, const char* opt, double* out, QString* error)
-{
+bool number(const QCommandLineParser& p, const char* opt, double* out, QString* error) {
     bool ok = false;
     *out = p.value(s(opt)).toDouble(&ok);
     if (!ok || !std::isfinite(*out)) {
@@ -23,38 +21,45 @@ bool number(const QCommandLineParser& p, const char* opt, double* out, QString* 
 }
 } // namespace
 
-void addRequestSettingsOptions(QCommandLineParser& p, bool forModel)
-{
-    p.addOption({s("token-field"), s("Name of the output-token limit: max_tokens or max_completion_tokens (OpenAI "
-                                     "reasoning models: o-series, GPT-5)."),
+void addRequestSettingsOptions(QCommandLineParser& p, bool forModel) {
+    p.addOption({s("token-field"),
+                 s("Name of the output-token limit: max_tokens or max_completion_tokens (OpenAI "
+                   "reasoning models: o-series, GPT-5)."),
                  s("FIELD")});
-    p.addOption({s("extra-body"), s("JSON object merged into every request body, e.g. {\"top_k\":20}."), s("JSON")});
-    p.addOption({s("stream"), s("Streaming: on or off (default: the run's setting, on)."), s("on|off")});
-    p.addOption({s("temperature"), s("Sampling temperature (0-2 OpenAI-compatible, 0-1 Anthropic)."), s("T")});
+    p.addOption({s("extra-body"),
+                 s("JSON object merged into every request body, e.g. {\"top_k\":20}."), s("JSON")});
+    p.addOption(
+        {s("stream"), s("Streaming: on or off (default: the run's setting, on)."), s("on|off")});
+    p.addOption({s("temperature"),
+                 s("Sampling temperature (0-2 OpenAI-compatible, 0-1 Anthropic)."), s("T")});
     p.addOption({s("top-p"), s("Nucleus sampling top_p (0-1)."), s("P")});
     p.addOption({s("seed"), s("Sampling seed (integer; where the provider takes one)."), s("N")});
-    p.addOption({s("reasoning-effort"), s("OpenAI reasoning_effort: none, minimal, low, medium, high or xhigh."),
+    p.addOption({s("reasoning-effort"),
+                 s("OpenAI reasoning_effort: none, minimal, low, medium, high or xhigh."),
                  s("LEVEL")});
-    p.addOption({s("thinking-budget"), s("Anthropic extended thinking with this many budget tokens (>= 1024; the run's "
-                                         "--max-tokens must be larger)."),
+    p.addOption({s("thinking-budget"),
+                 s("Anthropic extended thinking with this many budget tokens (>= 1024; the run's "
+                   "--max-tokens must be larger)."),
                  s("N")});
     if (forModel)
         return;
-    p.addOption({s("extra-headers"), s("JSON object of extra HTTP headers, e.g. {\"anthropic-beta\":\"...\"}; keys go "
-                                       "to the key store, never here."),
+    p.addOption({s("extra-headers"),
+                 s("JSON object of extra HTTP headers, e.g. {\"anthropic-beta\":\"...\"}; keys go "
+                   "to the key store, never here."),
                  s("JSON")});
-    p.addOption({s("retries"), s("Retries of a failed request (429, 5xx, timeouts; default 3)."), s("N")});
+    p.addOption(
+        {s("retries"), s("Retries of a failed request (429, 5xx, timeouts; default 3)."), s("N")});
 }
 
-bool applyRequestSettingsOptions(const QCommandLineParser& p, const QString& kind, bool forModel, QJsonObject& out,
-                                 QString* error)
-{
+bool applyRequestSettingsOptions(const QCommandLineParser& p, const QString& kind, bool forModel,
+                                 QJsonObject& out, QString* error) {
     QJsonObject settings = out;
     if (p.isSet(s("token-field")))
         settings.insert(s("token_field"), p.value(s("token-field")));
     QJsonObject body = settings.value(s("extra_body")).toObject();
     if (p.isSet(s("extra-body"))) {
-        const auto parsed = engine::parseJsonObjectArgument(p.value(s("extra-body")), s("--extra-body"), error);
+        const auto parsed =
+            engine::parseJsonObjectArgument(p.value(s("extra-body")), s("--extra-body"), error);
         if (!parsed)
             return false;
         for (auto it = parsed->begin(); it != parsed->end(); ++it)
@@ -66,7 +71,8 @@ bool applyRequestSettingsOptions(const QCommandLineParser& p, const QString& kin
         double v = 0;
         if (!number(p, "thinking-budget", &v, error))
             return false;
-        body.insert(s("thinking"), QJsonObject{{s("type"), s("enabled")}, {s("budget_tokens"), std::floor(v)}});
+        body.insert(s("thinking"),
+                    QJsonObject{{s("type"), s("enabled")}, {s("budget_tokens"), std::floor(v)}});
     }
     if (!body.isEmpty())
         settings.insert(s("extra_body"), body);
@@ -88,7 +94,8 @@ bool applyRequestSettingsOptions(const QCommandLineParser& p, const QString& kin
     }
     if (!forModel) {
         if (p.isSet(s("extra-headers"))) {
-            const auto parsed = engine::parseJsonObjectArgument(p.value(s("extra-headers")), s("--extra-headers"), error);
+            const auto parsed = engine::parseJsonObjectArgument(p.value(s("extra-headers")),
+                                                                s("--extra-headers"), error);
             if (!parsed)
                 return false;
             settings.insert(s("extra_headers"), *parsed);

@@ -13,7 +13,7 @@ namespace kb::cli {
 // forModel: the model's options (no headers, retries or timeouts: those are the provider's).
 void addRequestSettingsOptions(QCommandLineParser& parser, bool forModel);
 // Merges the options that are set into `settings`; false with *error on a bad value.
-bool applyRequestSettingsOptions(const QCommandLineParser& parser, const QString& kind, bool forModel,
-                                 QJsonObject& settings, QString* error);
+bool applyRequestSettingsOptions(const QCommandLineParser& parser, const QString& kind,
+                                 bool forModel, QJsonObject& settings, QString* error);
 
 } // namespace kb::cli

@@ -15,6 +15,7 @@ inline constexpr int kExitOperationalErrors = 3;
 
 // Lines saying how many attempts met provider / infrastructure errors (empty when none) and
 // how to retry them; sets *exitCode to kExitOperationalErrors when there were some.
-QString operationalSummary(db::Connection& conn, qint64 runId, const QString& dbPath, int* exitCode);
+QString operationalSummary(db::Connection& conn, qint64 runId, const QString& dbPath,
+                           int* exitCode);
 
 } // namespace kb::cli

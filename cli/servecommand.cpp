@@ -1,12 +1,10 @@
 #include "servecommand.h"
 
 #include "clioptions.h"
-
 #include "core/error.h"
+#include "db/leaserepository.h"
 #include "run/runengine.h"
 #include "scheduler/enginepresence.h"
-
-#include "db/leaserepository.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -14,7 +12,6 @@
 #include <QSocketNotifier>
 #include <QTextStream>
 #include <QTimer>
-
 #include <csignal>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -24,15 +21,15 @@ namespace {
 
 int g_signalFd[2] = {-1, -1};
 
-void onSignal(int sig)
-{
+void onSignal(int sig) {
     const char c = static_cast<char>(sig);
     [[maybe_unused]] const auto n = ::write(g_signalFd[0], &c, 1);
 }
 
-void say(const QString& text)
-{
-    QTextStream(stdout) << QDateTime::currentDateTimeUtc().toString(Qt::ISODate) << "  " << text << '\n' << Qt::flush;
+void say(const QString& text) {
+    QTextStream(stdout) << QDateTime::currentDateTimeUtc().toString(Qt::ISODate) << "  " << text
+                        << '\n'
+                        << Qt::flush;
 }
 
 // Picks the next run, works on it, and moves on when it ends or is paused.
@@ -42,27 +39,35 @@ public:
         : m_engine(engine)
         , m_pollSeconds(pollSeconds)
         , m_exitWhenIdle(exitWhenIdle)
-        , m_leaseSeconds(leaseSeconds)
-    {
+        , m_leaseSeconds(leaseSeconds) {
         m_idle.setSingleShot(true);
         connect(&m_idle, &QTimer::timeout, this, &Server::next);
-        connect(&m_engine, &engine::RunEngine::runFinished, this, [this](qint64 id, const QString& status, const QString& message) {
-            say(QStringLiteral("run %1 %2%3").arg(id).arg(status, message.isEmpty() ? QString() : QStringLiteral(": ") + message));
-            QTimer::singleShot(0, this, &Server::next);
-        });
+        connect(&m_engine, &engine::RunEngine::runFinished, this,
+                [this](qint64 id, const QString& status, const QString& message) {
+                    say(QStringLiteral("run %1 %2%3")
+                            .arg(id)
+                            .arg(status,
+                                 message.isEmpty() ? QString() : QStringLiteral(": ") + message));
+                    QTimer::singleShot(0, this, &Server::next);
+                });
         connect(&m_engine, &engine::RunEngine::paused, this, [this](qint64 id) {
-            say(QStringLiteral("run %1 paused; moving on (kbstudio-cli resume --run %1 queues it again)").arg(id));
+            say(QStringLiteral(
+                    "run %1 paused; moving on (kbstudio-cli resume --run %1 queues it again)")
+                    .arg(id));
             m_engine.stop();
             QTimer::singleShot(0, this, &Server::next);
         });
-        connect(&m_engine, &engine::RunEngine::attemptFinished, this, [](const engine::AttemptResult& r) {
-            say(QStringLiteral("run %1 attempt %2 %3 %4: %5").arg(r.runId).arg(r.attemptId).arg(r.model, r.task, r.verdict));
-        });
+        connect(&m_engine, &engine::RunEngine::attemptFinished, this,
+                [](const engine::AttemptResult& r) {
+                    say(QStringLiteral("run %1 attempt %2 %3 %4: %5")
+                            .arg(r.runId)
+                            .arg(r.attemptId)
+                            .arg(r.model, r.task, r.verdict));
+                });
         connect(&m_engine, &engine::RunEngine::logLine, this, [](const QString& s) { say(s); });
     }
 
-    void next()
-    {
+    void next() {
         if (m_engine.isRunning())
             return;
         try {
@@ -98,17 +103,23 @@ private:
 
 } // namespace
 
-int serveCommand(const QStringList& args)
-{
+int serveCommand(const QStringList& args) {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
         "Work through every queued or resumable run of a database, highest priority first, until "
-        "SIGTERM or Ctrl-C (which stop cleanly: work in flight is queued again for the next engine)."));
-    p.addOption({QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("poll"), QStringLiteral("Seconds between looks for new runs when idle (default 5)."), QStringLiteral("S"), QStringLiteral("5")});
-    p.addOption({QStringLiteral("exit-when-idle"), QStringLiteral("Exit once no run is left to work on.")});
-    p.addOption({QStringLiteral("heartbeat-ms"), QStringLiteral("Heartbeat period (default 2000)."), QStringLiteral("MS"), QStringLiteral("2000")});
-    p.addOption({QStringLiteral("lease"), QStringLiteral("Lease length in seconds (default 12)."), QStringLiteral("S"), QStringLiteral("12")});
+        "SIGTERM or Ctrl-C (which stop cleanly: work in flight is queued again for the next "
+        "engine)."));
+    p.addOption(
+        {QStringLiteral("db"), QStringLiteral("The database file."), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("poll"),
+                 QStringLiteral("Seconds between looks for new runs when idle (default 5)."),
+                 QStringLiteral("S"), QStringLiteral("5")});
+    p.addOption(
+        {QStringLiteral("exit-when-idle"), QStringLiteral("Exit once no run is left to work on.")});
+    p.addOption({QStringLiteral("heartbeat-ms"), QStringLiteral("Heartbeat period (default 2000)."),
+                 QStringLiteral("MS"), QStringLiteral("2000")});
+    p.addOption({QStringLiteral("lease"), QStringLiteral("Lease length in seconds (default 12)."),
+                 QStringLiteral("S"), QStringLiteral("12")});
     int code = 0;
     if (!parseCommandLine(p, args, QStringLiteral("serve"), code))
         return code;
@@ -116,7 +127,9 @@ int serveCommand(const QStringList& args)
     const int heartbeatMs = p.value(QStringLiteral("heartbeat-ms")).toInt();
     const double poll = p.value(QStringLiteral("poll")).toDouble();
     if (lease <= 0 || heartbeatMs <= 0 || poll <= 0 || heartbeatMs >= lease * 1000)
-        return fail(QStringLiteral("--poll, --heartbeat-ms and --lease must be positive, the heartbeat shorter than the lease"), 2);
+        return fail(QStringLiteral("--poll, --heartbeat-ms and --lease must be positive, the "
+                                   "heartbeat shorter than the lease"),
+                    2);
     try {
         engine::RunEngine engine(databasePath(p));
         engine.setEngineKind(QStringLiteral("serve"));
@@ -129,7 +142,9 @@ int serveCommand(const QStringList& args)
             char c = 0;
             if (::read(g_signalFd[1], &c, 1) == 1)
                 stopSignal = c;
-            say(QStringLiteral("stopping (%1): work in flight goes back to the queue").arg(stopSignal == SIGTERM ? QStringLiteral("SIGTERM") : QStringLiteral("interrupt")));
+            say(QStringLiteral("stopping (%1): work in flight goes back to the queue")
+                    .arg(stopSignal == SIGTERM ? QStringLiteral("SIGTERM")
+                                               : QStringLiteral("interrupt")));
             engine.stop();
             QCoreApplication::quit();
         });
@@ -140,7 +155,9 @@ int serveCommand(const QStringList& args)
         sigaction(SIGTERM, &sa, nullptr);
         sigaction(SIGINT, &sa, nullptr);
 
-        say(QStringLiteral("serving %1 (pid %2)").arg(databasePath(p)).arg(QCoreApplication::applicationPid()));
+        say(QStringLiteral("serving %1 (pid %2)")
+                .arg(databasePath(p))
+                .arg(QCoreApplication::applicationPid()));
         Server server(engine, poll, p.isSet(QStringLiteral("exit-when-idle")), lease);
         QTimer::singleShot(0, &server, &Server::next);
         QCoreApplication::exec();

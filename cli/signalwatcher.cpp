@@ -1,7 +1,6 @@
 #include "signalwatcher.h"
 
 #include <QSocketNotifier>
-
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -14,8 +13,7 @@ namespace kb::cli {
 namespace {
 int g_fds[2] = {-1, -1};
 
-void onSignal(int signal)
-{
+void onSignal(int signal) {
     const int saved = errno;
     const unsigned char b = static_cast<unsigned char>(signal);
     if (g_fds[0] >= 0)
@@ -27,8 +25,7 @@ constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 } // namespace
 
 SignalWatcher::SignalWatcher(QObject* parent)
-    : QObject(parent)
-{
+    : QObject(parent) {
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, g_fds) != 0)
         return;
     m_notifier = new QSocketNotifier(g_fds[1], QSocketNotifier::Read, this);
@@ -41,8 +38,7 @@ SignalWatcher::SignalWatcher(QObject* parent)
         ::sigaction(s, &sa, nullptr);
 }
 
-SignalWatcher::~SignalWatcher()
-{
+SignalWatcher::~SignalWatcher() {
     for (int s : kSignals)
         std::signal(s, SIG_DFL);
     for (int& fd : g_fds) {
@@ -52,8 +48,7 @@ SignalWatcher::~SignalWatcher()
     }
 }
 
-void SignalWatcher::onReadable()
-{
+void SignalWatcher::onReadable() {
     unsigned char b = 0;
     while (::read(g_fds[1], &b, 1) == 1) {
         const bool first = m_signal == 0;
@@ -63,8 +58,7 @@ void SignalWatcher::onReadable()
     }
 }
 
-QString SignalWatcher::signalName(int signal)
-{
+QString SignalWatcher::signalName(int signal) {
     switch (signal) {
     case SIGINT:
         return QStringLiteral("SIGINT");
@@ -77,21 +71,21 @@ QString SignalWatcher::signalName(int signal)
     }
 }
 
-void ignoreFileSizeSignal()
-{
+void ignoreFileSizeSignal() {
     std::signal(SIGXFSZ, SIG_IGN);
 }
 
-QString fileSizeLimitNote(const QString& message)
-{
+QString fileSizeLimitNote(const QString& message) {
     struct rlimit r {};
     if (::getrlimit(RLIMIT_FSIZE, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
         return {};
     const QString m = message.toLower();
-    if (!m.contains(QLatin1String("disk")) && !m.contains(QLatin1String("i/o")) && !m.contains(QLatin1String("file too large"))
-        && !m.contains(QLatin1String("write")) && !m.contains(QLatin1String("full")))
+    if (!m.contains(QLatin1String("disk")) && !m.contains(QLatin1String("i/o")) &&
+        !m.contains(QLatin1String("file too large")) && !m.contains(QLatin1String("write")) &&
+        !m.contains(QLatin1String("full")))
         return {};
-    return QStringLiteral(" (the file size limit of this process, ulimit -f, is %1 bytes; raise it and resume)")
+    return QStringLiteral(" (the file size limit of this process, ulimit -f, is %1 bytes; raise it "
+                          "and resume)")
         .arg(static_cast<qulonglong>(r.rlim_cur));
 }
 

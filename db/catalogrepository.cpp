@@ -5,8 +5,7 @@
 namespace kb::db {
 namespace {
 
-ModelRow readModel(const Statement& q)
-{
+ModelRow readModel(const Statement& q) {
     ModelRow m;
     m.id = q.int64(0);
     m.providerId = q.int64(1);
@@ -24,8 +23,7 @@ constexpr const char* kModelSelect =
     "SELECT m.id, m.provider_id, m.name, m.label, m.price_in_per_mtok, m.price_out_per_mtok, "
     "m.settings_json, p.name, p.kind FROM models m JOIN providers p ON p.id = m.provider_id ";
 
-TaskRow readTask(const Statement& q)
-{
+TaskRow readTask(const Statement& q) {
     TaskRow t;
     t.id = q.int64(0);
     t.suiteId = q.int64(1);
@@ -45,8 +43,7 @@ constexpr const char* kTaskSelect = "SELECT id, suite_id, task_key, name, level,
 
 } // namespace
 
-Id CatalogRepository::upsertProvider(const ProviderRow& p)
-{
+Id CatalogRepository::upsertProvider(const ProviderRow& p) {
     Statement q(m_conn, "INSERT INTO providers(name, kind, base_url, settings_json) "
                         "VALUES (?,?,?,?) ON CONFLICT(name) DO UPDATE SET kind=excluded.kind, "
                         "base_url=excluded.base_url, settings_json=excluded.settings_json "
@@ -56,32 +53,29 @@ Id CatalogRepository::upsertProvider(const ProviderRow& p)
     return q.int64(0);
 }
 
-Id CatalogRepository::upsertModel(const ModelRow& m)
-{
-    Statement q(m_conn,
-                "INSERT INTO models(provider_id, name, label, price_in_per_mtok, "
-                "price_out_per_mtok, settings_json) VALUES (?,?,?,?,?,?) "
-                "ON CONFLICT(provider_id, name) DO UPDATE SET label=excluded.label, "
-                "price_in_per_mtok=excluded.price_in_per_mtok, "
-                "price_out_per_mtok=excluded.price_out_per_mtok, "
-                "settings_json=excluded.settings_json RETURNING id");
+Id CatalogRepository::upsertModel(const ModelRow& m) {
+    Statement q(m_conn, "INSERT INTO models(provider_id, name, label, price_in_per_mtok, "
+                        "price_out_per_mtok, settings_json) VALUES (?,?,?,?,?,?) "
+                        "ON CONFLICT(provider_id, name) DO UPDATE SET label=excluded.label, "
+                        "price_in_per_mtok=excluded.price_in_per_mtok, "
+                        "price_out_per_mtok=excluded.price_out_per_mtok, "
+                        "settings_json=excluded.settings_json RETURNING id");
     q.bind(1, m.providerId).bind(2, m.name).bind(3, m.label).bind(4, m.priceInPerMTok);
     q.bind(5, m.priceOutPerMTok).bind(6, m.settingsJson);
     q.step();
     return q.int64(0);
 }
 
-std::vector<ProviderRow> CatalogRepository::providers()
-{
-    Statement q(m_conn, "SELECT id, name, kind, base_url, settings_json FROM providers ORDER BY name");
+std::vector<ProviderRow> CatalogRepository::providers() {
+    Statement q(m_conn,
+                "SELECT id, name, kind, base_url, settings_json FROM providers ORDER BY name");
     std::vector<ProviderRow> out;
     while (q.step())
         out.push_back({q.int64(0), q.text(1), q.text(2), q.text(3), q.text(4)});
     return out;
 }
 
-std::vector<ModelRow> CatalogRepository::models()
-{
+std::vector<ModelRow> CatalogRepository::models() {
     Statement q(m_conn, std::string(kModelSelect) + "ORDER BY m.name");
     std::vector<ModelRow> out;
     while (q.step())
@@ -89,8 +83,7 @@ std::vector<ModelRow> CatalogRepository::models()
     return out;
 }
 
-std::optional<ModelRow> CatalogRepository::modelByName(const std::string& name)
-{
+std::optional<ModelRow> CatalogRepository::modelByName(const std::string& name) {
     Statement q(m_conn, std::string(kModelSelect) + "WHERE m.name = ? ORDER BY m.id LIMIT 1");
     q.bind(1, name);
     if (!q.step())
@@ -98,8 +91,7 @@ std::optional<ModelRow> CatalogRepository::modelByName(const std::string& name)
     return readModel(q);
 }
 
-std::optional<ModelRow> CatalogRepository::model(Id modelId)
-{
+std::optional<ModelRow> CatalogRepository::model(Id modelId) {
     Statement q(m_conn, std::string(kModelSelect) + "WHERE m.id = ?");
     q.bind(1, modelId);
     if (!q.step())
@@ -107,19 +99,18 @@ std::optional<ModelRow> CatalogRepository::model(Id modelId)
     return readModel(q);
 }
 
-Id CatalogRepository::upsertSuite(const SuiteRow& s)
-{
+Id CatalogRepository::upsertSuite(const SuiteRow& s) {
     if (s.name.rfind(kBuiltinSuitePrefix, 0) == 0) {
-        throw Error("suite names starting with '" + std::string(kBuiltinSuitePrefix)
-                    + "' are reserved for the suites shipped with KernelBench Studio; choose "
-                      "another name");
+        throw Error("suite names starting with '" + std::string(kBuiltinSuitePrefix) +
+                    "' are reserved for the suites shipped with KernelBench Studio; choose "
+                    "another name");
     }
     Statement builtin(m_conn, "SELECT builtin FROM suites WHERE name = ?");
     builtin.bind(1, s.name);
     if (builtin.step() && builtin.int64(0) != 0) {
-        throw Error("'" + s.name
-                    + "' is the name of a suite shipped with KernelBench Studio; give yours "
-                      "another name (suite import DIR --name NAME); nothing was imported");
+        throw Error("'" + s.name +
+                    "' is the name of a suite shipped with KernelBench Studio; give yours "
+                    "another name (suite import DIR --name NAME); nothing was imported");
     }
     Statement q(m_conn, "INSERT INTO suites(name, description, source) VALUES (?,?,?) "
                         "ON CONFLICT(name) DO UPDATE SET description=excluded.description, "
@@ -129,8 +120,7 @@ Id CatalogRepository::upsertSuite(const SuiteRow& s)
     return q.int64(0);
 }
 
-SuiteRow CatalogRepository::upsertBuiltinSuite(const SuiteRow& s)
-{
+SuiteRow CatalogRepository::upsertBuiltinSuite(const SuiteRow& s) {
     const std::string reserved = kBuiltinSuitePrefix + s.name;
     Statement existing(m_conn, "SELECT name FROM suites WHERE builtin = 1 AND name IN (?1, ?2) "
                                "ORDER BY name = ?1 DESC LIMIT 1");
@@ -154,36 +144,34 @@ SuiteRow CatalogRepository::upsertBuiltinSuite(const SuiteRow& s)
     return SuiteRow{q.int64(0), name, s.description, s.source};
 }
 
-bool CatalogRepository::isBuiltinSuite(Id suiteId)
-{
+bool CatalogRepository::isBuiltinSuite(Id suiteId) {
     Statement q(m_conn, "SELECT builtin FROM suites WHERE id = ?");
     q.bind(1, suiteId);
     return q.step() && q.int64(0) != 0;
 }
 
-std::vector<Id> CatalogRepository::upsertTasks(Id suiteId, const std::vector<TaskRow>& tasks)
-{
+std::vector<Id> CatalogRepository::upsertTasks(Id suiteId, const std::vector<TaskRow>& tasks) {
     return importTasks(suiteId, tasks).ids;
 }
 
-TaskImport CatalogRepository::importTasks(Id suiteId, const std::vector<TaskRow>& tasks)
-{
+TaskImport CatalogRepository::importTasks(Id suiteId, const std::vector<TaskRow>& tasks) {
     std::set<std::string> keys;
     for (const auto& t : tasks) {
         if (!keys.insert(t.key).second) {
-            throw Error("task id '" + t.key
-                        + "' appears twice in the suite; every task needs its own id (nothing was "
-                          "imported)");
+            throw Error("task id '" + t.key +
+                        "' appears twice in the suite; every task needs its own id (nothing was "
+                        "imported)");
         }
     }
     Transaction tx(m_conn);
     Statement current(m_conn, "SELECT id, name, level, source, source_hash, "
                               "EXISTS (SELECT 1 FROM attempts WHERE task_id = tasks.id) "
                               "FROM tasks WHERE suite_id = ? AND task_key = ? AND current = 1");
-    Statement insert(m_conn, "INSERT INTO tasks(suite_id, task_key, name, level, source, "
-                             "source_hash, metadata_json, version, current) VALUES (?1,?2,?3,?4,?5,?6,?7,"
-                             "(SELECT coalesce(max(version), 0) + 1 FROM tasks WHERE suite_id = ?1 "
-                             "AND task_key = ?2), 1)");
+    Statement insert(m_conn,
+                     "INSERT INTO tasks(suite_id, task_key, name, level, source, "
+                     "source_hash, metadata_json, version, current) VALUES (?1,?2,?3,?4,?5,?6,?7,"
+                     "(SELECT coalesce(max(version), 0) + 1 FROM tasks WHERE suite_id = ?1 "
+                     "AND task_key = ?2), 1)");
     Statement retire(m_conn, "UPDATE tasks SET current = 0 WHERE id = ?");
     Statement rewrite(m_conn, "UPDATE tasks SET name = ?, level = ?, source = ?, source_hash = ?, "
                               "metadata_json = ? WHERE id = ?");
@@ -197,8 +185,8 @@ TaskImport CatalogRepository::importTasks(Id suiteId, const std::vector<TaskRow>
         bool used = false;
         if (current.step()) {
             existing = current.int64(0);
-            same = current.text(1) == t.name && current.int32(2) == t.level
-                   && current.text(3) == t.source && current.text(4) == t.sourceHash;
+            same = current.text(1) == t.name && current.int32(2) == t.level &&
+                   current.text(3) == t.source && current.text(4) == t.sourceHash;
             used = current.int64(5) != 0;
         }
         current.reset();
@@ -232,9 +220,9 @@ TaskImport CatalogRepository::importTasks(Id suiteId, const std::vector<TaskRow>
     return out;
 }
 
-std::vector<TaskRow> CatalogRepository::taskVersions(Id suiteId, const std::string& key)
-{
-    Statement q(m_conn, std::string(kTaskSelect) + "WHERE suite_id = ? AND task_key = ? ORDER BY version");
+std::vector<TaskRow> CatalogRepository::taskVersions(Id suiteId, const std::string& key) {
+    Statement q(m_conn,
+                std::string(kTaskSelect) + "WHERE suite_id = ? AND task_key = ? ORDER BY version");
     q.bind(1, suiteId).bind(2, key);
     std::vector<TaskRow> out;
     while (q.step())
@@ -242,8 +230,7 @@ std::vector<TaskRow> CatalogRepository::taskVersions(Id suiteId, const std::stri
     return out;
 }
 
-std::vector<SuiteRow> CatalogRepository::suites()
-{
+std::vector<SuiteRow> CatalogRepository::suites() {
     Statement q(m_conn, "SELECT id, name, description, source FROM suites ORDER BY name");
     std::vector<SuiteRow> out;
     while (q.step())
@@ -251,8 +238,7 @@ std::vector<SuiteRow> CatalogRepository::suites()
     return out;
 }
 
-std::optional<SuiteRow> CatalogRepository::suiteByName(const std::string& name)
-{
+std::optional<SuiteRow> CatalogRepository::suiteByName(const std::string& name) {
     Statement q(m_conn, "SELECT id, name, description, source FROM suites WHERE name = ?");
     q.bind(1, name);
     if (!q.step())
@@ -260,9 +246,9 @@ std::optional<SuiteRow> CatalogRepository::suiteByName(const std::string& name)
     return SuiteRow{q.int64(0), q.text(1), q.text(2), q.text(3)};
 }
 
-std::vector<TaskRow> CatalogRepository::tasks(Id suiteId)
-{
-    Statement q(m_conn, std::string(kTaskSelect) + "WHERE suite_id = ? AND current = 1 ORDER BY level, task_key");
+std::vector<TaskRow> CatalogRepository::tasks(Id suiteId) {
+    Statement q(m_conn, std::string(kTaskSelect) +
+                            "WHERE suite_id = ? AND current = 1 ORDER BY level, task_key");
     q.bind(1, suiteId);
     std::vector<TaskRow> out;
     while (q.step())
@@ -270,8 +256,7 @@ std::vector<TaskRow> CatalogRepository::tasks(Id suiteId)
     return out;
 }
 
-std::optional<TaskRow> CatalogRepository::task(Id taskId)
-{
+std::optional<TaskRow> CatalogRepository::task(Id taskId) {
     Statement q(m_conn, std::string(kTaskSelect) + "WHERE id = ?");
     q.bind(1, taskId);
     if (!q.step())
@@ -281,8 +266,7 @@ std::optional<TaskRow> CatalogRepository::task(Id taskId)
 
 namespace {
 
-TaskValidationRow readValidation(Statement& q)
-{
+TaskValidationRow readValidation(Statement& q) {
     TaskValidationRow r;
     r.taskId = q.int64(0);
     r.device = q.text(1);
@@ -292,40 +276,44 @@ TaskValidationRow readValidation(Statement& q)
     return r;
 }
 
-std::vector<TaskValidationRow> readValidations(Statement& q)
-{
+std::vector<TaskValidationRow> readValidations(Statement& q) {
     std::vector<TaskValidationRow> out;
     while (q.step())
         out.push_back(readValidation(q));
     return out;
 }
 
-constexpr const char* kValidationSelect =
-    "SELECT v.task_id, v.device, v.flags_json, v.details_json, v.checked_at FROM task_validations v ";
+constexpr const char* kValidationSelect = "SELECT v.task_id, v.device, v.flags_json, "
+                                          "v.details_json, v.checked_at FROM task_validations v ";
 
 } // namespace
 
-void CatalogRepository::storeTaskValidation(const TaskValidationRow& row)
-{
-    Statement q(m_conn, "INSERT INTO task_validations(task_id, device, flags_json, details_json) VALUES (?, ?, ?, ?) "
-                        "ON CONFLICT(task_id, device) DO UPDATE SET flags_json = excluded.flags_json, "
-                        "details_json = excluded.details_json, "
-                        "checked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')");
-    q.bind(1, row.taskId).bind(2, row.device).bind(3, row.flagsJson).bind(4, row.detailsJson).exec();
+void CatalogRepository::storeTaskValidation(const TaskValidationRow& row) {
+    Statement q(m_conn,
+                "INSERT INTO task_validations(task_id, device, flags_json, details_json) VALUES "
+                "(?, ?, ?, ?) "
+                "ON CONFLICT(task_id, device) DO UPDATE SET flags_json = excluded.flags_json, "
+                "details_json = excluded.details_json, "
+                "checked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')");
+    q.bind(1, row.taskId)
+        .bind(2, row.device)
+        .bind(3, row.flagsJson)
+        .bind(4, row.detailsJson)
+        .exec();
 }
 
-std::vector<TaskValidationRow> CatalogRepository::taskValidations(Id taskId)
-{
+std::vector<TaskValidationRow> CatalogRepository::taskValidations(Id taskId) {
     Statement q(m_conn, std::string(kValidationSelect) + "WHERE v.task_id = ? ORDER BY v.device");
     q.bind(1, taskId);
     return readValidations(q);
 }
 
-std::vector<TaskValidationRow> CatalogRepository::flaggedTasks(Id suiteId)
-{
-    Statement q(m_conn, std::string(kValidationSelect)
-                            + "JOIN tasks t ON t.id = v.task_id WHERE t.suite_id = ? AND v.flags_json <> '[]' "
-                              "ORDER BY t.level, t.task_key, v.device");
+std::vector<TaskValidationRow> CatalogRepository::flaggedTasks(Id suiteId) {
+    Statement q(
+        m_conn,
+        std::string(kValidationSelect) +
+            "JOIN tasks t ON t.id = v.task_id WHERE t.suite_id = ? AND v.flags_json <> '[]' "
+            "ORDER BY t.level, t.task_key, v.device");
     q.bind(1, suiteId);
     return readValidations(q);
 }

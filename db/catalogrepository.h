@@ -15,9 +15,7 @@ inline constexpr const char* kBuiltinSuitePrefix = "builtin:";
 class CatalogRepository {
 public:
     explicit CatalogRepository(Connection& conn)
-        : m_conn(conn)
-    {
-    }
+        : m_conn(conn) {}
 
     // Insert or update by name; returns the id.
     Id upsertProvider(const ProviderRow& provider);

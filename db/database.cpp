@@ -3,20 +3,34 @@
 #include "schema.h"
 
 #include <cstdint>
-#include <vector>
-
 #include <sys/stat.h>
+#include <vector>
 
 namespace kb::db {
 namespace {
 
 // The tables every database of the current schema has; one that is missing means the file was
 // damaged or edited by hand, whatever its schema_version says.
-constexpr const char* kRequiredTables[] = {
-    "providers", "models", "suites", "tasks", "runs", "run_models", "attempts", "turns",
-    "candidates", "builds", "evaluations", "correctness_trials", "timing_series",
-    "timing_samples", "baselines", "findings", "engines", "task_summaries", "imported_candidates",
-    "schema_version"};
+constexpr const char* kRequiredTables[] = {"providers",
+                                           "models",
+                                           "suites",
+                                           "tasks",
+                                           "runs",
+                                           "run_models",
+                                           "attempts",
+                                           "turns",
+                                           "candidates",
+                                           "builds",
+                                           "evaluations",
+                                           "correctness_trials",
+                                           "timing_series",
+                                           "timing_samples",
+                                           "baselines",
+                                           "findings",
+                                           "engines",
+                                           "task_summaries",
+                                           "imported_candidates",
+                                           "schema_version"};
 
 // quick_check reads every page: about 36 ms per MB on a busy 2-core machine (23.7 s for the
 // 662 MB of a million attempts), too slow for every open of a large file. Up to this size it
@@ -24,15 +38,13 @@ constexpr const char* kRequiredTables[] = {
 // docs/security.md).
 constexpr std::int64_t kFullCheckBytes = 64ll * 1024 * 1024;
 
-std::int64_t fileSize(const std::string& path)
-{
+std::int64_t fileSize(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 ? static_cast<std::int64_t>(st.st_size) : -1;
 }
 
 // A file cut short: with no WAL content, the main file must hold every page its header counts.
-void checkLength(Connection& conn)
-{
+void checkLength(Connection& conn) {
     const std::int64_t size = fileSize(conn.path());
     const std::int64_t wal = fileSize(conn.path() + "-wal");
     if (size <= 0 || wal > 0)
@@ -44,13 +56,12 @@ void checkLength(Connection& conn)
     const std::int64_t expected = pages.int64(0) * pageSize.int64(0);
     if (size < expected) {
         throw DamagedDatabaseError(damagedDatabaseMessage(
-            conn.path(), "the file has " + std::to_string(size) + " bytes but its header counts "
-                             + std::to_string(expected) + "; its end was cut off"));
+            conn.path(), "the file has " + std::to_string(size) + " bytes but its header counts " +
+                             std::to_string(expected) + "; its end was cut off"));
     }
 }
 
-void checkPages(Connection& conn)
-{
+void checkPages(Connection& conn) {
     checkLength(conn);
     const std::int64_t size = fileSize(conn.path());
     if (conn.path() == ":memory:" || size > kFullCheckBytes)
@@ -71,8 +82,7 @@ void checkPages(Connection& conn)
     throw DamagedDatabaseError(damagedDatabaseMessage(conn.path(), finding));
 }
 
-void checkTables(Connection& conn)
-{
+void checkTables(Connection& conn) {
     Statement q(conn, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?");
     for (const char* table : kRequiredTables) {
         q.bind(1, table);
@@ -81,16 +91,15 @@ void checkTables(Connection& conn)
         q.reset();
         if (!present) {
             throw DamagedDatabaseError(damagedDatabaseMessage(
-                conn.path(), "schema version " + std::to_string(storedSchemaVersion(conn))
-                                 + " but no table '" + table + "'"));
+                conn.path(), "schema version " + std::to_string(storedSchemaVersion(conn)) +
+                                 " but no table '" + table + "'"));
         }
     }
 }
 
 } // namespace
 
-Database::Database(const std::string& path, Access access)
-{
+Database::Database(const std::string& path, Access access) {
     m_conn = std::make_unique<Connection>(path, access == Access::ReadOnly
                                                     ? Connection::Mode::ReadOnly
                                                     : Connection::Mode::ReadWrite);
@@ -99,15 +108,14 @@ Database::Database(const std::string& path, Access access)
         migrate(*m_conn);
         checkTables(*m_conn);
     } else if (storedSchemaVersion(*m_conn) > currentSchemaVersion()) {
-        throw SchemaTooNewError("database '" + path + "' has schema version "
-                                + std::to_string(storedSchemaVersion(*m_conn))
-                                + ", newer than this program's "
-                                + std::to_string(currentSchemaVersion()));
+        throw SchemaTooNewError("database '" + path + "' has schema version " +
+                                std::to_string(storedSchemaVersion(*m_conn)) +
+                                ", newer than this program's " +
+                                std::to_string(currentSchemaVersion()));
     }
 }
 
-int Database::schemaVersion()
-{
+int Database::schemaVersion() {
     return storedSchemaVersion(*m_conn);
 }
 

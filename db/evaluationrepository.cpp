@@ -4,8 +4,7 @@
 
 namespace kb::db {
 
-Id EvaluationRepository::storeSeries(Id evaluationId, const TimingSeriesRow& s)
-{
+Id EvaluationRepository::storeSeries(Id evaluationId, const TimingSeriesRow& s) {
     Statement q(m_conn, "INSERT INTO timing_series(evaluation_id, kind, samples, median_ms, "
                         "mean_ms, std_ms, min_ms, max_ms, wall_ms) VALUES (?,?,?,?,?,?,?,?,?)");
     q.bind(1, evaluationId).bind(2, s.kind).bind(3, static_cast<int>(s.samplesMs.size()));
@@ -18,12 +17,12 @@ Id EvaluationRepository::storeSeries(Id evaluationId, const TimingSeriesRow& s)
     return seriesId;
 }
 
-Id EvaluationRepository::store(const EvaluationRecord& r)
-{
+Id EvaluationRepository::store(const EvaluationRecord& r) {
     Transaction tx(m_conn);
 
-    Statement cand(m_conn, "INSERT INTO candidates(attempt_id, turn_index, code, code_hash, format) "
-                           "VALUES (?,?,?,?,?)");
+    Statement cand(m_conn,
+                   "INSERT INTO candidates(attempt_id, turn_index, code, code_hash, format) "
+                   "VALUES (?,?,?,?,?)");
     cand.bind(1, r.attemptId).bind(2, r.candidate.turnIndex).bind(3, r.candidate.code);
     cand.bind(4, r.candidate.codeHash).bind(5, r.candidate.format).exec();
     const Id candidateId = m_conn.lastInsertId();
@@ -38,10 +37,11 @@ Id EvaluationRepository::store(const EvaluationRecord& r)
     std::optional<Id> envId;
     if (r.environment) {
         const auto& e = *r.environment;
-        Statement q(m_conn, "INSERT INTO environments(fingerprint, device, device_name, torch, "
-                            "python, cuda, driver, details_json) VALUES (?,?,?,?,?,?,?,?) "
-                            "ON CONFLICT(fingerprint) DO UPDATE SET fingerprint=excluded.fingerprint "
-                            "RETURNING id");
+        Statement q(m_conn,
+                    "INSERT INTO environments(fingerprint, device, device_name, torch, "
+                    "python, cuda, driver, details_json) VALUES (?,?,?,?,?,?,?,?) "
+                    "ON CONFLICT(fingerprint) DO UPDATE SET fingerprint=excluded.fingerprint "
+                    "RETURNING id");
         q.bind(1, e.fingerprint).bind(2, e.device).bind(3, e.deviceName).bind(4, e.torch);
         q.bind(5, e.python).bind(6, e.cuda).bind(7, e.driver).bind(8, e.detailsJson);
         q.step();
@@ -49,10 +49,11 @@ Id EvaluationRepository::store(const EvaluationRecord& r)
     }
 
     const auto& ev = r.evaluation;
-    Statement e(m_conn, "INSERT INTO evaluations(attempt_id, candidate_id, environment_id, verdict, "
-                        "message, correctness_passed, trials, max_abs_error, mean_abs_error, "
-                        "max_rel_error, harness_seconds, settings_json, result_json) "
-                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Statement e(m_conn,
+                "INSERT INTO evaluations(attempt_id, candidate_id, environment_id, verdict, "
+                "message, correctness_passed, trials, max_abs_error, mean_abs_error, "
+                "max_rel_error, harness_seconds, settings_json, result_json) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
     e.bind(1, r.attemptId).bind(2, candidateId).bind(3, envId).bind(4, ev.verdict);
     e.bind(5, ev.message).bind(6, ev.correctnessPassed).bind(7, static_cast<int>(r.trials.size()));
     e.bind(8, ev.maxAbsError).bind(9, ev.meanAbsError).bind(10, ev.maxRelError);
@@ -110,11 +111,21 @@ Id EvaluationRepository::store(const EvaluationRecord& r)
         f.bind(5, finding.location).bind(6, finding.message).exec();
     }
 
-    Statement g(m_conn, "INSERT INTO gpu_samples(evaluation_id, phase, gpu_index, sm_clock_mhz, mem_clock_mhz, "
-                        "temperature_c, power_w, utilization, throttle_reasons) VALUES (?,?,?,?,?,?,?,?,?)");
+    Statement g(
+        m_conn,
+        "INSERT INTO gpu_samples(evaluation_id, phase, gpu_index, sm_clock_mhz, mem_clock_mhz, "
+        "temperature_c, power_w, utilization, throttle_reasons) VALUES (?,?,?,?,?,?,?,?,?)");
     for (const auto& s : r.gpuSamples) {
-        g.bind(1, evalId).bind(2, s.phase).bind(3, s.gpuIndex).bind(4, s.smClockMhz).bind(5, s.memClockMhz);
-        g.bind(6, s.temperatureC).bind(7, s.powerW).bind(8, s.utilization).bind(9, s.throttleReasons).exec();
+        g.bind(1, evalId)
+            .bind(2, s.phase)
+            .bind(3, s.gpuIndex)
+            .bind(4, s.smClockMhz)
+            .bind(5, s.memClockMhz);
+        g.bind(6, s.temperatureC)
+            .bind(7, s.powerW)
+            .bind(8, s.utilization)
+            .bind(9, s.throttleReasons)
+            .exec();
     }
 
     Statement a(m_conn, "UPDATE attempts SET status = ?, verdict = ?, message = ?, suspicious = ?, "
@@ -127,18 +138,25 @@ Id EvaluationRepository::store(const EvaluationRecord& r)
         throw Error("no attempt with id " + std::to_string(r.attemptId));
     // Schema 7: how sure the speedups are; a re-evaluation replaces (or clears) the older values.
     const auto& c = r.uncertainty;
-    if (c.eagerLow || c.eagerHigh || c.compileLow || c.compileHigh || c.noisy() || !c.regime.empty()) {
-        Statement u(m_conn, "INSERT INTO attempt_timing(attempt_id, speedup_eager_low, speedup_eager_high, "
-                            "speedup_compile_low, speedup_compile_high, noisy_eager, noisy_compile, regime) "
-                            "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(attempt_id) DO UPDATE SET "
-                            "speedup_eager_low = excluded.speedup_eager_low, "
-                            "speedup_eager_high = excluded.speedup_eager_high, "
-                            "speedup_compile_low = excluded.speedup_compile_low, "
-                            "speedup_compile_high = excluded.speedup_compile_high, "
-                            "noisy_eager = excluded.noisy_eager, noisy_compile = excluded.noisy_compile, "
-                            "regime = excluded.regime");
+    if (c.eagerLow || c.eagerHigh || c.compileLow || c.compileHigh || c.noisy() ||
+        !c.regime.empty()) {
+        Statement u(
+            m_conn,
+            "INSERT INTO attempt_timing(attempt_id, speedup_eager_low, speedup_eager_high, "
+            "speedup_compile_low, speedup_compile_high, noisy_eager, noisy_compile, regime) "
+            "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(attempt_id) DO UPDATE SET "
+            "speedup_eager_low = excluded.speedup_eager_low, "
+            "speedup_eager_high = excluded.speedup_eager_high, "
+            "speedup_compile_low = excluded.speedup_compile_low, "
+            "speedup_compile_high = excluded.speedup_compile_high, "
+            "noisy_eager = excluded.noisy_eager, noisy_compile = excluded.noisy_compile, "
+            "regime = excluded.regime");
         u.bind(1, r.attemptId).bind(2, c.eagerLow).bind(3, c.eagerHigh).bind(4, c.compileLow);
-        u.bind(5, c.compileHigh).bind(6, c.noisyEager).bind(7, c.noisyCompile).bind(8, c.regime).exec();
+        u.bind(5, c.compileHigh)
+            .bind(6, c.noisyEager)
+            .bind(7, c.noisyCompile)
+            .bind(8, c.regime)
+            .exec();
     } else {
         Statement u(m_conn, "DELETE FROM attempt_timing WHERE attempt_id = ?");
         u.bind(1, r.attemptId).exec();
@@ -148,11 +166,11 @@ Id EvaluationRepository::store(const EvaluationRecord& r)
     return evalId;
 }
 
-std::vector<TimingSeriesRow> EvaluationRepository::timing(Id evaluationId)
-{
+std::vector<TimingSeriesRow> EvaluationRepository::timing(Id evaluationId) {
     Statement q(m_conn, "SELECT id, kind, median_ms, mean_ms, std_ms, min_ms, max_ms, wall_ms "
                         "FROM timing_series WHERE evaluation_id = ? ORDER BY id");
-    Statement smp(m_conn, "SELECT ms FROM timing_samples WHERE series_id = ? ORDER BY sample_index");
+    Statement smp(m_conn,
+                  "SELECT ms FROM timing_samples WHERE series_id = ? ORDER BY sample_index");
     q.bind(1, evaluationId);
     std::vector<TimingSeriesRow> out;
     while (q.step()) {
@@ -174,8 +192,7 @@ std::vector<TimingSeriesRow> EvaluationRepository::timing(Id evaluationId)
     return out;
 }
 
-AttemptDetail EvaluationRepository::detail(Id attemptId)
-{
+AttemptDetail EvaluationRepository::detail(Id attemptId) {
     AttemptDetail d;
     RunRepository runs(m_conn);
     auto attempt = runs.attempt(attemptId);
@@ -184,11 +201,13 @@ AttemptDetail EvaluationRepository::detail(Id attemptId)
     d.attempt = *attempt;
     d.turns = runs.turns(attemptId);
 
-    Statement c(m_conn, "SELECT id, attempt_id, turn_index, code, code_hash, format FROM candidates "
-                        "WHERE attempt_id = ? ORDER BY id DESC LIMIT 1");
+    Statement c(m_conn,
+                "SELECT id, attempt_id, turn_index, code, code_hash, format FROM candidates "
+                "WHERE attempt_id = ? ORDER BY id DESC LIMIT 1");
     c.bind(1, attemptId);
     if (c.step())
-        d.candidate = CandidateRow{c.int64(0), c.int64(1), c.int32(2), c.text(3), c.text(4), c.text(5)};
+        d.candidate =
+            CandidateRow{c.int64(0), c.int64(1), c.int32(2), c.text(3), c.text(4), c.text(5)};
     if (!d.candidate)
         return d;
 
@@ -196,12 +215,14 @@ AttemptDetail EvaluationRepository::detail(Id attemptId)
                         "FROM builds WHERE candidate_id = ? ORDER BY id DESC LIMIT 1");
     b.bind(1, d.candidate->id);
     if (b.step())
-        d.build = BuildRow{b.int64(0), b.int64(1), b.text(2), b.real(3), b.text(4), b.text(5), b.text(6)};
+        d.build =
+            BuildRow{b.int64(0), b.int64(1), b.text(2), b.real(3), b.text(4), b.text(5), b.text(6)};
 
-    Statement e(m_conn, "SELECT id, attempt_id, candidate_id, verdict, message, correctness_passed, "
-                        "trials, max_abs_error, mean_abs_error, max_rel_error, harness_seconds, "
-                        "settings_json, result_json, created_at, environment_id FROM evaluations "
-                        "WHERE candidate_id = ? ORDER BY id DESC LIMIT 1");
+    Statement e(m_conn,
+                "SELECT id, attempt_id, candidate_id, verdict, message, correctness_passed, "
+                "trials, max_abs_error, mean_abs_error, max_rel_error, harness_seconds, "
+                "settings_json, result_json, created_at, environment_id FROM evaluations "
+                "WHERE candidate_id = ? ORDER BY id DESC LIMIT 1");
     e.bind(1, d.candidate->id);
     if (e.step()) {
         EvaluationRow ev;
@@ -227,22 +248,26 @@ AttemptDetail EvaluationRepository::detail(Id attemptId)
                             "WHERE evaluation_id = ? ORDER BY trial_index");
         t.bind(1, ev.id);
         while (t.step())
-            d.trials.push_back({t.int32(0), t.int64(1) != 0, t.optReal(2), t.optReal(3), t.optReal(4), t.text(5)});
+            d.trials.push_back(
+                {t.int32(0), t.int64(1) != 0, t.optReal(2), t.optReal(3), t.optReal(4), t.text(5)});
         d.timing = timing(ev.id);
 
         if (envId) {
-            Statement en(m_conn, "SELECT id, fingerprint, device, device_name, torch, python, cuda, "
-                                 "driver, details_json FROM environments WHERE id = ?");
+            Statement en(m_conn,
+                         "SELECT id, fingerprint, device, device_name, torch, python, cuda, "
+                         "driver, details_json FROM environments WHERE id = ?");
             en.bind(1, *envId);
             if (en.step()) {
-                d.environment = EnvironmentRow{en.int64(0), en.text(1), en.text(2), en.text(3), en.text(4),
-                                               en.text(5), en.text(6), en.text(7), en.text(8)};
+                d.environment =
+                    EnvironmentRow{en.int64(0), en.text(1), en.text(2), en.text(3), en.text(4),
+                                   en.text(5),  en.text(6), en.text(7), en.text(8)};
             }
         }
     }
 
-    Statement f(m_conn, "SELECT rule, severity, location, message FROM findings WHERE attempt_id = ? "
-                        "ORDER BY id");
+    Statement f(m_conn,
+                "SELECT rule, severity, location, message FROM findings WHERE attempt_id = ? "
+                "ORDER BY id");
     f.bind(1, attemptId);
     while (f.step())
         d.findings.push_back({f.text(0), f.text(1), f.text(2), f.text(3)});
@@ -254,9 +279,8 @@ constexpr const char* kBaselineSelect =
     "SELECT id, task_hash, device, torch_version, settings_key, eager_median_ms, "
     "compile_median_ms, compile_note, measured_at FROM baselines ";
 
-BaselineRow readBaseline(const Statement& q)
-{
-    return {q.int64(0), q.text(1), q.text(2), q.text(3), q.text(4),
+BaselineRow readBaseline(const Statement& q) {
+    return {q.int64(0),   q.text(1),    q.text(2), q.text(3), q.text(4),
             q.optReal(5), q.optReal(6), q.text(7), q.text(8)};
 }
 } // namespace
@@ -264,19 +288,17 @@ BaselineRow readBaseline(const Statement& q)
 std::optional<BaselineRow> EvaluationRepository::baseline(const std::string& taskHash,
                                                           const std::string& device,
                                                           const std::string& torchVersion,
-                                                          const std::string& settingsKey)
-{
-    Statement q(m_conn, std::string(kBaselineSelect)
-                            + "WHERE task_hash = ? AND device = ? AND torch_version = ? AND "
-                              "settings_key = ?");
+                                                          const std::string& settingsKey) {
+    Statement q(m_conn, std::string(kBaselineSelect) +
+                            "WHERE task_hash = ? AND device = ? AND torch_version = ? AND "
+                            "settings_key = ?");
     q.bind(1, taskHash).bind(2, device).bind(3, torchVersion).bind(4, settingsKey);
     if (!q.step())
         return std::nullopt;
     return readBaseline(q);
 }
 
-std::vector<BaselineRow> EvaluationRepository::baselinesForTask(const std::string& taskHash)
-{
+std::vector<BaselineRow> EvaluationRepository::baselinesForTask(const std::string& taskHash) {
     Statement q(m_conn, std::string(kBaselineSelect) + "WHERE task_hash = ? ORDER BY device");
     q.bind(1, taskHash);
     std::vector<BaselineRow> out;

@@ -11,9 +11,7 @@ namespace kb::db {
 class EvaluationRepository {
 public:
     explicit EvaluationRepository(Connection& conn)
-        : m_conn(conn)
-    {
-    }
+        : m_conn(conn) {}
 
     // Stores a whole evaluation and the attempt's final state in one transaction.
     // Returns the evaluation id.

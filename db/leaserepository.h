@@ -28,9 +28,7 @@ struct EngineRow {
 class LeaseRepository {
 public:
     explicit LeaseRepository(Connection& conn)
-        : m_conn(conn)
-    {
-    }
+        : m_conn(conn) {}
 
     // The current unix time in seconds.
     static double now();

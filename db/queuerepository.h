@@ -15,8 +15,7 @@ namespace kb::db {
 struct RunThroughput {
     int finishedInWindow = 0; // attempts finished in the last windowSeconds
     double windowSeconds = 0;
-    double attemptsPerMinute() const
-    {
+    double attemptsPerMinute() const {
         return windowSeconds > 0 ? finishedInWindow * 60.0 / windowSeconds : 0.0;
     }
 };
@@ -24,16 +23,15 @@ struct RunThroughput {
 class QueueRepository {
 public:
     explicit QueueRepository(Connection& conn)
-        : m_conn(conn)
-    {
-    }
+        : m_conn(conn) {}
 
     // Queued attempts of a run in the order they should start: attempt priority (high first),
     // then level, task, model, sample.
     std::vector<Id> queuedAttempts(Id runId);
     void setRunPriority(Id runId, int priority);
     // Priority of the attempts of a run, optionally only those of one model and/or task.
-    int setAttemptPriority(Id runId, int priority, const std::string& model = {}, const std::string& task = {});
+    int setAttemptPriority(Id runId, int priority, const std::string& model = {},
+                           const std::string& task = {});
     void setRunBackend(Id runId, const std::string& backend);
     std::string runBackend(Id runId);
     std::string runStatus(Id runId);
@@ -54,7 +52,6 @@ public:
 
     // Attempts finished in the last windowSeconds (ending now).
     RunThroughput throughput(Id runId, double windowSeconds);
-
 
 private:
     Connection& m_conn;

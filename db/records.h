@@ -47,8 +47,8 @@ struct TaskRow {
     std::string source;
     std::string sourceHash;
     std::string metadataJson = "{}";
-    int version = 1;      // read-only: 1, 2, ... per (suite, key), set when stored
-    bool current = true;  // read-only: the version new runs take
+    int version = 1;     // read-only: 1, 2, ... per (suite, key), set when stored
+    bool current = true; // read-only: the version new runs take
 };
 
 // What storing a suite's tasks did.
@@ -124,17 +124,17 @@ struct TaskSummaryRow {
     std::string taskKey;
     int level = 1;
     std::int64_t attempts = 0;
-    std::int64_t samples = 0; // attempted samples
-    bool built = false;       // some sample got past the build
-    std::int64_t scoring = 0; // samples that score
-    std::optional<double> bestEager;   // largest usable speedup of a scoring sample
+    std::int64_t samples = 0;        // attempted samples
+    bool built = false;              // some sample got past the build
+    std::int64_t scoring = 0;        // samples that score
+    std::optional<double> bestEager; // largest usable speedup of a scoring sample
     std::optional<double> bestCompile;
     // Largest "clearing" speedup of a scoring sample: its interval's lower bound, or the speedup
     // itself when it has no interval (what fast_p compares with p).
     std::optional<double> clearEager;
     std::optional<double> clearCompile;
-    std::int64_t noisy = 0; // scoring samples whose timing missed its precision target
-    double costUsd = 0;     // summed attempt cost
+    std::int64_t noisy = 0;   // scoring samples whose timing missed its precision target
+    double costUsd = 0;       // summed attempt cost
     bool compileSeen = false; // some sample, scoring or not, has a usable compile speedup
     std::int64_t suspicious = 0;
     std::int64_t acceptedSuspicious = 0;
@@ -157,9 +157,7 @@ struct TurnRow {
         , inputTokens(in)
         , outputTokens(out)
         , latencyMs(latency)
-        , stopReason(std::move(stop))
-    {
-    }
+        , stopReason(std::move(stop)) {}
 
     Id id = 0;
     Id attemptId = 0;
@@ -170,14 +168,14 @@ struct TurnRow {
     std::int64_t outputTokens = 0;
     double latencyMs = 0;
     std::string stopReason;
-    std::string role = "generation"; // generation, feedback, tool
+    std::string role = "generation";  // generation, feedback, tool
     std::string messagesJson = "[]";  // the messages sent, keys redacted
     std::string toolCallsJson = "[]"; // the tool calls the model made, and their results
     std::int64_t cacheReadTokens = 0;
     std::int64_t cacheWriteTokens = 0;
     std::string reasoning;
     std::optional<double> costUsd;
-    std::string error; // why the call failed, when it did
+    std::string error;            // why the call failed, when it did
     std::optional<double> ttftMs; // time to the first token (streamed answers)
     std::string modelSnapshot;    // the model the provider says answered
 };
@@ -309,9 +307,9 @@ struct EvaluationRecord {
 // flags such as "below-tolerance" make a task weak (an all-zeros answer would pass).
 struct TaskValidationRow {
     Id taskId = 0;
-    std::string device;              // cpu, cuda
-    std::string flagsJson = "[]";    // [{"flag": ..., "message": ...}]
-    std::string detailsJson = "{}";  // the harness's whole report
+    std::string device;             // cpu, cuda
+    std::string flagsJson = "[]";   // [{"flag": ..., "message": ...}]
+    std::string detailsJson = "{}"; // the harness's whole report
     std::string checkedAt;
 };
 

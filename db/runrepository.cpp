@@ -5,10 +5,10 @@ namespace {
 
 constexpr const char* kRunSelect =
     "SELECT r.id, r.name, r.suite_id, r.mode, r.settings_json, r.status, r.created_at, "
-    "r.started_at, r.finished_at, r.message, s.name FROM runs r JOIN suites s ON s.id = r.suite_id ";
+    "r.started_at, r.finished_at, r.message, s.name FROM runs r JOIN suites s ON s.id = "
+    "r.suite_id ";
 
-RunRow readRun(const Statement& q)
-{
+RunRow readRun(const Statement& q) {
     RunRow r;
     r.id = q.int64(0);
     r.name = q.text(1);
@@ -40,20 +40,23 @@ constexpr const char* kAttemptSelectBase =
 
 // The attempt columns. An older database opened read-only (not migrated to schema 7) has no
 // attempt_timing and no clearing columns in task_summaries: they read as their defaults.
-bool hasSchema7(Connection& conn)
-{
-    Statement q(conn, "SELECT count(*) FROM pragma_table_info('task_summaries') WHERE name = 'clear_eager'");
+bool hasSchema7(Connection& conn) {
+    Statement q(
+        conn,
+        "SELECT count(*) FROM pragma_table_info('task_summaries') WHERE name = 'clear_eager'");
     return q.step() && q.int64(0) > 0;
 }
 
-std::string attemptSelect(Connection& conn)
-{
+std::string attemptSelect(Connection& conn) {
     std::string sql = kAttemptSelectBase;
-    Statement timing(conn, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'attempt_timing'");
+    Statement timing(
+        conn,
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'attempt_timing'");
     if (timing.step() && timing.int64(0) == 0) {
-        const std::string columns = "u.speedup_eager_low, u.speedup_eager_high, u.speedup_compile_low, "
-                                    "u.speedup_compile_high, coalesce(u.noisy_eager, 0), "
-                                    "coalesce(u.noisy_compile, 0), coalesce(u.regime, '')";
+        const std::string columns =
+            "u.speedup_eager_low, u.speedup_eager_high, u.speedup_compile_low, "
+            "u.speedup_compile_high, coalesce(u.noisy_eager, 0), "
+            "coalesce(u.noisy_compile, 0), coalesce(u.regime, '')";
         sql.replace(sql.find(columns), columns.size(), "NULL, NULL, NULL, NULL, 0, 0, ''");
         const std::string join = "LEFT JOIN attempt_timing u ON u.attempt_id = a.id ";
         sql.erase(sql.find(join), join.size());
@@ -61,8 +64,7 @@ std::string attemptSelect(Connection& conn)
     return sql;
 }
 
-AttemptRow readAttempt(const Statement& q)
-{
+AttemptRow readAttempt(const Statement& q) {
     AttemptRow a;
     a.id = q.int64(0);
     a.runId = q.int64(1);
@@ -103,8 +105,7 @@ AttemptRow readAttempt(const Statement& q)
 } // namespace
 
 Id RunRepository::createRun(const RunRow& run, const std::vector<Id>& modelIds,
-                            const std::vector<Id>& taskIds, int samplesPerTask)
-{
+                            const std::vector<Id>& taskIds, int samplesPerTask) {
     Transaction tx(m_conn);
     Statement ins(m_conn, "INSERT INTO runs(name, suite_id, mode, settings_json, status) "
                           "VALUES (?,?,?,?,'created')");
@@ -125,8 +126,7 @@ Id RunRepository::createRun(const RunRow& run, const std::vector<Id>& modelIds,
     return runId;
 }
 
-std::vector<RunRow> RunRepository::runs()
-{
+std::vector<RunRow> RunRepository::runs() {
     Statement q(m_conn, std::string(kRunSelect) + "ORDER BY r.id DESC");
     std::vector<RunRow> out;
     while (q.step())
@@ -134,8 +134,7 @@ std::vector<RunRow> RunRepository::runs()
     return out;
 }
 
-std::optional<RunRow> RunRepository::run(Id runId)
-{
+std::optional<RunRow> RunRepository::run(Id runId) {
     Statement q(m_conn, std::string(kRunSelect) + "WHERE r.id = ?");
     q.bind(1, runId);
     if (!q.step())
@@ -143,34 +142,35 @@ std::optional<RunRow> RunRepository::run(Id runId)
     return readRun(q);
 }
 
-void RunRepository::setRunStatus(Id runId, const std::string& status, const std::string& message)
-{
-    Statement q(m_conn,
-                "UPDATE runs SET status = ?1, message = ?2, "
-                "started_at = CASE WHEN ?1 = 'running' AND started_at IS NULL "
-                "  THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE started_at END, "
-                "finished_at = CASE WHEN ?1 IN ('finished','failed','cancelled') "
-                "  THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE NULL END "
-                "WHERE id = ?3");
+void RunRepository::setRunStatus(Id runId, const std::string& status, const std::string& message) {
+    Statement q(m_conn, "UPDATE runs SET status = ?1, message = ?2, "
+                        "started_at = CASE WHEN ?1 = 'running' AND started_at IS NULL "
+                        "  THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE started_at END, "
+                        "finished_at = CASE WHEN ?1 IN ('finished','failed','cancelled') "
+                        "  THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE NULL END "
+                        "WHERE id = ?3");
     if (status == "finished") {
         // A run is finished when each of its attempts has ended; one still queued or half-way
-        // (e.g. unreadable from a damaged file) means the engine stopped early, not that it is done.
-        Statement open(m_conn, "SELECT count(*), coalesce(sum(status = 'queued'), 0) FROM attempts "
-                               "WHERE run_id = ? AND status IN ('queued','generating','building','evaluating')");
+        // (e.g. unreadable from a damaged file) means the engine stopped early, not that it is
+        // done.
+        Statement open(
+            m_conn,
+            "SELECT count(*), coalesce(sum(status = 'queued'), 0) FROM attempts "
+            "WHERE run_id = ? AND status IN ('queued','generating','building','evaluating')");
         open.bind(1, runId);
         open.step();
         if (open.int64(0) > 0) {
-            throw RunNotFinishedError("run " + std::to_string(runId) + " cannot be marked finished: "
-                                      + std::to_string(open.int64(0)) + " of its attempts ("
-                                      + std::to_string(open.int64(1))
-                                      + " queued) were not evaluated; it stays resumable");
+            throw RunNotFinishedError(
+                "run " + std::to_string(runId) + " cannot be marked finished: " +
+                std::to_string(open.int64(0)) + " of its attempts (" +
+                std::to_string(open.int64(1)) + " queued) were not evaluated; it stays resumable");
         }
         Statement any(m_conn, "SELECT count(*) FROM attempts WHERE run_id = ?");
         any.bind(1, runId);
         any.step();
         if (any.int64(0) == 0) {
-            throw RunNotFinishedError("run " + std::to_string(runId)
-                                      + " cannot be marked finished: it has no attempt at all");
+            throw RunNotFinishedError("run " + std::to_string(runId) +
+                                      " cannot be marked finished: it has no attempt at all");
         }
     }
     q.bind(1, status).bind(2, message).bind(3, runId).exec();
@@ -178,11 +178,10 @@ void RunRepository::setRunStatus(Id runId, const std::string& status, const std:
         throw Error("no run with id " + std::to_string(runId));
 }
 
-std::vector<AttemptRow> RunRepository::attempts(Id runId)
-{
-    Statement q(m_conn, attemptSelect(m_conn)
-                            + "WHERE ?1 = 0 OR a.run_id = ?1 "
-                              "ORDER BY a.run_id, t.level, t.task_key, m.name, a.sample_index");
+std::vector<AttemptRow> RunRepository::attempts(Id runId) {
+    Statement q(m_conn, attemptSelect(m_conn) +
+                            "WHERE ?1 = 0 OR a.run_id = ?1 "
+                            "ORDER BY a.run_id, t.level, t.task_key, m.name, a.sample_index");
     q.bind(1, runId);
     std::vector<AttemptRow> out;
     while (q.step())
@@ -190,11 +189,11 @@ std::vector<AttemptRow> RunRepository::attempts(Id runId)
     return out;
 }
 
-std::vector<AttemptRow> RunRepository::attemptsPage(Id runId, int offset, int limit)
-{
+std::vector<AttemptRow> RunRepository::attemptsPage(Id runId, int offset, int limit) {
     // Two query shapes so that a single run's page uses the run index.
-    Statement q(m_conn, attemptSelect(m_conn) + (runId == 0 ? "WHERE ?1 = 0 " : "WHERE a.run_id = ?1 ")
-                            + "ORDER BY a.id LIMIT ?2 OFFSET ?3");
+    Statement q(m_conn, attemptSelect(m_conn) +
+                            (runId == 0 ? "WHERE ?1 = 0 " : "WHERE a.run_id = ?1 ") +
+                            "ORDER BY a.id LIMIT ?2 OFFSET ?3");
     q.bind(1, runId).bind(2, limit).bind(3, offset);
     std::vector<AttemptRow> out;
     while (q.step())
@@ -202,8 +201,7 @@ std::vector<AttemptRow> RunRepository::attemptsPage(Id runId, int offset, int li
     return out;
 }
 
-std::optional<AttemptRow> RunRepository::attempt(Id attemptId)
-{
+std::optional<AttemptRow> RunRepository::attempt(Id attemptId) {
     Statement q(m_conn, attemptSelect(m_conn) + "WHERE a.id = ?");
     q.bind(1, attemptId);
     if (!q.step())
@@ -211,22 +209,22 @@ std::optional<AttemptRow> RunRepository::attempt(Id attemptId)
     return readAttempt(q);
 }
 
-std::vector<TaskSummaryRow> RunRepository::taskSummaries(Id runId)
-{
+std::vector<TaskSummaryRow> RunRepository::taskSummaries(Id runId) {
     // Two query shapes: one run's rows through the run index, every run's in key order.
-    Statement q(m_conn,
-                std::string("SELECT m.name, t.task_key, t.level, s.* FROM (SELECT model_id, task_id, "
-                            "sum(attempts), sum(samples), max(built), sum(scoring), max(best_eager), "
-                            "max(best_compile), max(compile_seen), sum(suspicious), "
-                            "sum(accepted_suspicious), sum(rejected), sum(input_tokens), "
-                            "sum(output_tokens), sum(turns), "
-                            + std::string(hasSchema7(m_conn) ? "max(clear_eager), max(clear_compile), "
-                                                               "sum(noisy), sum(cost_usd) "
-                                                             : "NULL, NULL, 0, 0 ")
-                            + "FROM task_summaries ")
-                    + (runId == 0 ? "WHERE ?1 = 0 " : "WHERE run_id = ?1 ")
-                    + "GROUP BY model_id, task_id) s JOIN models m ON m.id = s.model_id "
-                      "JOIN tasks t ON t.id = s.task_id");
+    Statement q(
+        m_conn,
+        std::string("SELECT m.name, t.task_key, t.level, s.* FROM (SELECT model_id, task_id, "
+                    "sum(attempts), sum(samples), max(built), sum(scoring), max(best_eager), "
+                    "max(best_compile), max(compile_seen), sum(suspicious), "
+                    "sum(accepted_suspicious), sum(rejected), sum(input_tokens), "
+                    "sum(output_tokens), sum(turns), " +
+                    std::string(hasSchema7(m_conn) ? "max(clear_eager), max(clear_compile), "
+                                                     "sum(noisy), sum(cost_usd) "
+                                                   : "NULL, NULL, 0, 0 ") +
+                    "FROM task_summaries ") +
+            (runId == 0 ? "WHERE ?1 = 0 " : "WHERE run_id = ?1 ") +
+            "GROUP BY model_id, task_id) s JOIN models m ON m.id = s.model_id "
+            "JOIN tasks t ON t.id = s.task_id");
     q.bind(1, runId);
     std::vector<TaskSummaryRow> out;
     while (q.step()) {
@@ -256,8 +254,7 @@ std::vector<TaskSummaryRow> RunRepository::taskSummaries(Id runId)
     return out;
 }
 
-std::vector<Id> RunRepository::queuedAttemptIds(Id runId)
-{
+std::vector<Id> RunRepository::queuedAttemptIds(Id runId) {
     Statement q(m_conn, "SELECT a.id FROM attempts a JOIN tasks t ON t.id = a.task_id "
                         "WHERE a.run_id = ? AND a.status = 'queued' "
                         "ORDER BY t.level, t.task_key, a.model_id, a.sample_index");
@@ -268,8 +265,7 @@ std::vector<Id> RunRepository::queuedAttemptIds(Id runId)
     return out;
 }
 
-std::map<std::string, int> RunRepository::statusCounts(Id runId)
-{
+std::map<std::string, int> RunRepository::statusCounts(Id runId) {
     Statement q(m_conn, "SELECT status, count(*) FROM attempts WHERE run_id = ? GROUP BY status");
     q.bind(1, runId);
     std::map<std::string, int> out;
@@ -278,14 +274,13 @@ std::map<std::string, int> RunRepository::statusCounts(Id runId)
     return out;
 }
 
-int RunRepository::requeueInterrupted(Id runId)
-{
+int RunRepository::requeueInterrupted(Id runId) {
     Transaction tx(m_conn);
-    constexpr const char* kInterrupted =
-        "SELECT id FROM attempts WHERE run_id = ?1 AND status IN ('generating','building','evaluating')";
+    constexpr const char* kInterrupted = "SELECT id FROM attempts WHERE run_id = ?1 AND status IN "
+                                         "('generating','building','evaluating')";
     for (const char* table : {"evaluations", "candidates", "turns", "findings"}) {
-        Statement del(m_conn, std::string("DELETE FROM ") + table + " WHERE attempt_id IN ("
-                                  + kInterrupted + ")");
+        Statement del(m_conn, std::string("DELETE FROM ") + table + " WHERE attempt_id IN (" +
+                                  kInterrupted + ")");
         del.bind(1, runId).exec();
     }
     Statement q(m_conn, "UPDATE attempts SET status = 'queued', verdict = 'pending', message = '', "
@@ -297,58 +292,60 @@ int RunRepository::requeueInterrupted(Id runId)
     return n;
 }
 
-void RunRepository::setAttemptStatus(Id attemptId, const std::string& status)
-{
-    Statement q(m_conn, "UPDATE attempts SET status = ?1, started_at = CASE WHEN started_at IS NULL "
-                        "AND ?1 <> 'queued' THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') "
-                        "ELSE started_at END WHERE id = ?2");
+void RunRepository::setAttemptStatus(Id attemptId, const std::string& status) {
+    Statement q(m_conn,
+                "UPDATE attempts SET status = ?1, started_at = CASE WHEN started_at IS NULL "
+                "AND ?1 <> 'queued' THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') "
+                "ELSE started_at END WHERE id = ?2");
     q.bind(1, status).bind(2, attemptId).exec();
 }
 
 void RunRepository::finishAttempt(Id attemptId, const std::string& status,
-                                  const std::string& verdict, const std::string& message)
-{
+                                  const std::string& verdict, const std::string& message) {
     Statement q(m_conn, "UPDATE attempts SET status = ?, verdict = ?, message = ?, "
                         "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?");
     q.bind(1, status).bind(2, verdict).bind(3, message).bind(4, attemptId).exec();
 }
 
-void RunRepository::setReview(Id attemptId, const std::string& review, const std::string& note)
-{
+void RunRepository::setReview(Id attemptId, const std::string& review, const std::string& note) {
     Statement q(m_conn, "UPDATE attempts SET review = ?, review_note = ? WHERE id = ?");
     q.bind(1, review).bind(2, note).bind(3, attemptId).exec();
     if (m_conn.changes() != 1)
         throw Error("no attempt with id " + std::to_string(attemptId));
 }
 
-Id RunRepository::addTurn(const TurnRow& t)
-{
-    Statement q(m_conn, "INSERT INTO turns(attempt_id, turn_index, prompt, response, input_tokens, "
-                        "output_tokens, latency_ms, stop_reason, role, messages_json, tool_calls_json, "
-                        "cache_read_tokens, cache_write_tokens, reasoning, cost_usd, error) "
-                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+Id RunRepository::addTurn(const TurnRow& t) {
+    Statement q(m_conn,
+                "INSERT INTO turns(attempt_id, turn_index, prompt, response, input_tokens, "
+                "output_tokens, latency_ms, stop_reason, role, messages_json, tool_calls_json, "
+                "cache_read_tokens, cache_write_tokens, reasoning, cost_usd, error) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     q.bind(1, t.attemptId).bind(2, t.turnIndex).bind(3, t.prompt).bind(4, t.response);
     q.bind(5, t.inputTokens).bind(6, t.outputTokens).bind(7, t.latencyMs).bind(8, t.stopReason);
-    q.bind(9, t.role).bind(10, t.messagesJson).bind(11, t.toolCallsJson).bind(12, t.cacheReadTokens);
+    q.bind(9, t.role)
+        .bind(10, t.messagesJson)
+        .bind(11, t.toolCallsJson)
+        .bind(12, t.cacheReadTokens);
     q.bind(13, t.cacheWriteTokens).bind(14, t.reasoning).bind(15, t.costUsd).bind(16, t.error);
     q.exec();
     const Id id = m_conn.lastInsertId();
     if (t.ttftMs || !t.modelSnapshot.empty()) {
-        Statement d(m_conn, "INSERT INTO turn_details(turn_id, ttft_ms, model_snapshot) VALUES (?,?,?)");
+        Statement d(m_conn,
+                    "INSERT INTO turn_details(turn_id, ttft_ms, model_snapshot) VALUES (?,?,?)");
         d.bind(1, id).bind(2, t.ttftMs).bind(3, t.modelSnapshot);
         d.exec();
     }
     return id;
 }
 
-std::vector<TurnRow> RunRepository::turns(Id attemptId)
-{
-    Statement q(m_conn, "SELECT t.id, attempt_id, turn_index, prompt, response, input_tokens, "
-                        "output_tokens, latency_ms, stop_reason, role, messages_json, tool_calls_json, "
-                        "cache_read_tokens, cache_write_tokens, reasoning, cost_usd, error, d.ttft_ms, "
-                        "coalesce(d.model_snapshot, '') FROM turns t "
-                        "LEFT JOIN turn_details d ON d.turn_id = t.id "
-                        "WHERE attempt_id = ? ORDER BY turn_index");
+std::vector<TurnRow> RunRepository::turns(Id attemptId) {
+    Statement q(m_conn,
+                "SELECT t.id, attempt_id, turn_index, prompt, response, input_tokens, "
+                "output_tokens, latency_ms, stop_reason, role, messages_json, tool_calls_json, "
+                "cache_read_tokens, cache_write_tokens, reasoning, cost_usd, error, d.ttft_ms, "
+                "coalesce(d.model_snapshot, '') FROM turns t "
+                "LEFT JOIN turn_details d ON d.turn_id = t.id "
+                "WHERE attempt_id = ? ORDER BY turn_index");
     q.bind(1, attemptId);
     std::vector<TurnRow> out;
     while (q.step()) {
@@ -377,24 +374,22 @@ std::vector<TurnRow> RunRepository::turns(Id attemptId)
     return out;
 }
 
-int RunRepository::nextTurnIndex(Id attemptId)
-{
+int RunRepository::nextTurnIndex(Id attemptId) {
     Statement q(m_conn, "SELECT coalesce(max(turn_index) + 1, 0) FROM turns WHERE attempt_id = ?");
     q.bind(1, attemptId);
     return q.step() ? q.int32(0) : 0;
 }
 
-void RunRepository::updateAttemptCost(Id attemptId)
-{
+void RunRepository::updateAttemptCost(Id attemptId) {
     Statement q(m_conn, "UPDATE attempts SET cost_usd = (SELECT sum(cost_usd) FROM turns "
                         "WHERE attempt_id = ?1) WHERE id = ?1");
     q.bind(1, attemptId).exec();
 }
 
-std::vector<CandidateRow> RunRepository::candidates(Id attemptId)
-{
-    Statement q(m_conn, "SELECT id, attempt_id, turn_index, code, code_hash, format FROM candidates "
-                        "WHERE attempt_id = ? ORDER BY id");
+std::vector<CandidateRow> RunRepository::candidates(Id attemptId) {
+    Statement q(m_conn,
+                "SELECT id, attempt_id, turn_index, code, code_hash, format FROM candidates "
+                "WHERE attempt_id = ? ORDER BY id");
     q.bind(1, attemptId);
     std::vector<CandidateRow> out;
     while (q.step())

@@ -18,9 +18,7 @@ public:
 class RunRepository {
 public:
     explicit RunRepository(Connection& conn)
-        : m_conn(conn)
-    {
-    }
+        : m_conn(conn) {}
 
     // Creates the run and its whole matrix of queued attempts in one transaction.
     Id createRun(const RunRow& run, const std::vector<Id>& modelIds, const std::vector<Id>& taskIds,

@@ -15,20 +15,20 @@ namespace {
 // With `clearing` (schema 7 on) four columns follow, from attempt_timing: per baseline the
 // largest clearing speedup of a scoring sample (the lower bound of its interval, or its speedup
 // when it has none), the scoring samples whose timing was noisy, and the attempts' summed cost.
-std::string summarySelect(const std::string& where, bool clearing = false)
-{
+std::string summarySelect(const std::string& where, bool clearing = false) {
     const std::string scoring = "(a.review != 'rejected' AND a.verdict = 'correct' AND "
                                 "(CAST(a.suspicious AS INTEGER) = 0 OR a.review = 'accepted'))";
     const auto usable = [](const std::string& column) {
         return "(a." + column + " > 0 AND a." + column + " < 9e999)";
     };
     const auto best = [&](const std::string& column) {
-        return "max(CASE WHEN " + scoring + " AND " + usable(column) + " THEN a." + column + " END)";
+        return "max(CASE WHEN " + scoring + " AND " + usable(column) + " THEN a." + column +
+               " END)";
     };
     const auto clear = [&](const std::string& column) {
         const std::string low = "u." + column + "_low";
-        return "max(CASE WHEN " + scoring + " AND " + usable(column) + " THEN coalesce(CASE WHEN "
-               + low + " > 0 AND " + low + " < 9e999 THEN " + low + " END, a." + column + ") END)";
+        return "max(CASE WHEN " + scoring + " AND " + usable(column) + " THEN coalesce(CASE WHEN " +
+               low + " > 0 AND " + low + " < 9e999 THEN " + low + " END, a." + column + ") END)";
     };
     const auto turnSum = [](const std::string& what) {
         return "sum((SELECT " + what + " FROM turns WHERE attempt_id = a.id))";
@@ -38,41 +38,44 @@ std::string summarySelect(const std::string& where, bool clearing = false)
            "'runtime_error','invalid_candidate','timeout','rejected')), "
            "max(a.review != 'rejected' AND a.verdict IN ('correct','incorrect','runtime_error',"
            "'invalid_candidate','timeout')), "
-           "sum(" + scoring + "), " + best("speedup_eager") + ", " + best("speedup_compile") + ", "
-           "coalesce(max(" + usable("speedup_compile") + "), 0), "
+           "sum(" +
+           scoring + "), " + best("speedup_eager") + ", " + best("speedup_compile") +
+           ", "
+           "coalesce(max(" +
+           usable("speedup_compile") +
+           "), 0), "
            "sum(CAST(a.suspicious AS INTEGER) != 0 AND a.review != 'accepted'), "
            "sum(CAST(a.suspicious AS INTEGER) != 0 AND a.review = 'accepted'), "
-           "sum(a.verdict = 'rejected' OR a.review = 'rejected'), "
-           + turnSum("coalesce(sum(input_tokens), 0)") + ", "
-           + turnSum("coalesce(sum(output_tokens), 0)") + ", " + turnSum("count(*)")
-           + (clearing ? ", " + clear("speedup_eager") + ", " + clear("speedup_compile") + ", sum("
-                             + scoring + " AND (coalesce(u.noisy_eager, 0) != 0 OR "
-                             "coalesce(u.noisy_compile, 0) != 0)), coalesce(sum(a.cost_usd), 0)"
-                       : std::string())
-           + " FROM attempts a "
-           + (clearing ? "LEFT JOIN attempt_timing u ON u.attempt_id = a.id " : std::string()) + where + " GROUP BY a.run_id, a.model_id, a.task_id";
+           "sum(a.verdict = 'rejected' OR a.review = 'rejected'), " +
+           turnSum("coalesce(sum(input_tokens), 0)") + ", " +
+           turnSum("coalesce(sum(output_tokens), 0)") + ", " + turnSum("count(*)") +
+           (clearing ? ", " + clear("speedup_eager") + ", " + clear("speedup_compile") + ", sum(" +
+                           scoring +
+                           " AND (coalesce(u.noisy_eager, 0) != 0 OR "
+                           "coalesce(u.noisy_compile, 0) != 0)), coalesce(sum(a.cost_usd), 0)"
+                     : std::string()) +
+           " FROM attempts a " +
+           (clearing ? "LEFT JOIN attempt_timing u ON u.attempt_id = a.id " : std::string()) +
+           where + " GROUP BY a.run_id, a.model_id, a.task_id";
 }
 
 // Rebuilds the summary of one (run, model, task), given as SQL expressions; no row is left when
 // the task has no attempt left.
 std::string resummarize(const std::string& run, const std::string& model, const std::string& task,
-                        bool clearing = false)
-{
-    return "DELETE FROM task_summaries WHERE run_id = " + run + " AND model_id = " + model
-           + " AND task_id = " + task + ";\nINSERT INTO task_summaries "
-           + summarySelect("WHERE a.run_id = " + run + " AND a.model_id = " + model
-                               + " AND a.task_id = " + task,
-                           clearing)
-           + ";\n";
+                        bool clearing = false) {
+    return "DELETE FROM task_summaries WHERE run_id = " + run + " AND model_id = " + model +
+           " AND task_id = " + task + ";\nINSERT INTO task_summaries " +
+           summarySelect("WHERE a.run_id = " + run + " AND a.model_id = " + model +
+                             " AND a.task_id = " + task,
+                         clearing) +
+           ";\n";
 }
 
-std::string resummarizeRow(const std::string& row, bool clearing = false)
-{
+std::string resummarizeRow(const std::string& row, bool clearing = false) {
     return resummarize(row + ".run_id", row + ".model_id", row + ".task_id", clearing);
 }
 
-std::string resummarizeAttempt(const std::string& attemptId, bool clearing = false)
-{
+std::string resummarizeAttempt(const std::string& attemptId, bool clearing = false) {
     const auto column = [&](const char* name) {
         return "(SELECT " + std::string(name) + " FROM attempts WHERE id = " + attemptId + ")";
     };
@@ -82,8 +85,7 @@ std::string resummarizeAttempt(const std::string& attemptId, bool clearing = fal
 // 4: what a leaderboard needs of each (run, model, task), kept current by triggers, so that a
 //    leaderboard over a million attempts reads one row per task and run instead of one per
 //    sample with its turns.
-std::string taskSummariesMigration()
-{
+std::string taskSummariesMigration() {
     return R"SQL(
 CREATE TABLE task_summaries (
     model_id            INTEGER NOT NULL,
@@ -106,24 +108,32 @@ CREATE TABLE task_summaries (
 ) WITHOUT ROWID;
 CREATE INDEX task_summaries_run ON task_summaries(run_id);
 CREATE TRIGGER task_summaries_attempt_insert AFTER INSERT ON attempts BEGIN
-)SQL" + resummarizeRow("NEW") + R"SQL(END;
+)SQL" + resummarizeRow("NEW") +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_attempt_delete AFTER DELETE ON attempts BEGIN
-)SQL" + resummarizeRow("OLD") + R"SQL(END;
+)SQL" + resummarizeRow("OLD") +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_attempt_update AFTER UPDATE OF run_id, model_id, task_id, verdict,
     review, suspicious, speedup_eager, speedup_compile ON attempts BEGIN
-)SQL" + resummarizeRow("NEW") + R"SQL(END;
+)SQL" + resummarizeRow("NEW") +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_attempt_move AFTER UPDATE OF run_id, model_id, task_id ON attempts
     WHEN OLD.run_id IS NOT NEW.run_id OR OLD.model_id IS NOT NEW.model_id
       OR OLD.task_id IS NOT NEW.task_id BEGIN
-)SQL" + resummarizeRow("OLD") + R"SQL(END;
+)SQL" + resummarizeRow("OLD") +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_turn_insert AFTER INSERT ON turns BEGIN
-)SQL" + resummarizeAttempt("NEW.attempt_id") + R"SQL(END;
+)SQL" + resummarizeAttempt("NEW.attempt_id") +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_turn_delete AFTER DELETE ON turns BEGIN
-)SQL" + resummarizeAttempt("OLD.attempt_id") + R"SQL(END;
+)SQL" + resummarizeAttempt("OLD.attempt_id") +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_turn_update AFTER UPDATE OF attempt_id, input_tokens, output_tokens
     ON turns BEGIN
-)SQL" + resummarizeAttempt("OLD.attempt_id") + resummarizeAttempt("NEW.attempt_id") + R"SQL(END;
-INSERT INTO task_summaries )SQL" + summarySelect({}) + ";\n";
+)SQL" + resummarizeAttempt("OLD.attempt_id") +
+           resummarizeAttempt("NEW.attempt_id") + R"SQL(END;
+INSERT INTO task_summaries )SQL" +
+           summarySelect({}) + ";\n";
 }
 
 // 7: how sure each speedup is. The harness measures eager and candidate interleaved and
@@ -133,8 +143,7 @@ INSERT INTO task_summaries )SQL" + summarySelect({}) + ";\n";
 //    bound, else the speedup) that fast_p compares with p, the noisy scoring samples and the
 //    attempts' cost; it is rebuilt with its triggers (which now also watch attempt_timing and
 //    the attempts' cost) and recomputed. Every statement can be applied again to its own result.
-std::string speedupUncertaintyMigration()
-{
+std::string speedupUncertaintyMigration() {
     std::string sql = R"SQL(
 CREATE TABLE IF NOT EXISTS attempt_timing (
     attempt_id           INTEGER PRIMARY KEY REFERENCES attempts(id) ON DELETE CASCADE,
@@ -185,30 +194,38 @@ CREATE TRIGGER task_summaries_attempt_insert AFTER INSERT ON attempts BEGIN
 )SQL";
     sql += resummarizeRow("NEW", true) + R"SQL(END;
 CREATE TRIGGER task_summaries_attempt_delete AFTER DELETE ON attempts BEGIN
-)SQL" + resummarizeRow("OLD", true) + R"SQL(END;
+)SQL" + resummarizeRow("OLD", true) +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_attempt_update AFTER UPDATE OF run_id, model_id, task_id, verdict,
     review, suspicious, speedup_eager, speedup_compile, cost_usd ON attempts BEGIN
-)SQL" + resummarizeRow("NEW", true) + R"SQL(END;
+)SQL" + resummarizeRow("NEW", true) +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_attempt_move AFTER UPDATE OF run_id, model_id, task_id ON attempts
     WHEN OLD.run_id IS NOT NEW.run_id OR OLD.model_id IS NOT NEW.model_id
       OR OLD.task_id IS NOT NEW.task_id BEGIN
-)SQL" + resummarizeRow("OLD", true) + R"SQL(END;
+)SQL" + resummarizeRow("OLD", true) +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_turn_insert AFTER INSERT ON turns BEGIN
-)SQL" + resummarizeAttempt("NEW.attempt_id", true) + R"SQL(END;
+)SQL" + resummarizeAttempt("NEW.attempt_id", true) +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_turn_delete AFTER DELETE ON turns BEGIN
-)SQL" + resummarizeAttempt("OLD.attempt_id", true) + R"SQL(END;
+)SQL" + resummarizeAttempt("OLD.attempt_id", true) +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_turn_update AFTER UPDATE OF attempt_id, input_tokens, output_tokens
     ON turns BEGIN
-)SQL" + resummarizeAttempt("OLD.attempt_id", true) + resummarizeAttempt("NEW.attempt_id", true)
-           + R"SQL(END;
+)SQL" + resummarizeAttempt("OLD.attempt_id", true) +
+           resummarizeAttempt("NEW.attempt_id", true) + R"SQL(END;
 CREATE TRIGGER task_summaries_timing_insert AFTER INSERT ON attempt_timing BEGIN
-)SQL" + resummarizeAttempt("NEW.attempt_id", true) + R"SQL(END;
+)SQL" + resummarizeAttempt("NEW.attempt_id", true) +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_timing_delete AFTER DELETE ON attempt_timing BEGIN
-)SQL" + resummarizeAttempt("OLD.attempt_id", true) + R"SQL(END;
+)SQL" + resummarizeAttempt("OLD.attempt_id", true) +
+           R"SQL(END;
 CREATE TRIGGER task_summaries_timing_update AFTER UPDATE ON attempt_timing BEGIN
-)SQL" + resummarizeAttempt("OLD.attempt_id", true) + resummarizeAttempt("NEW.attempt_id", true)
-           + R"SQL(END;
-INSERT INTO task_summaries )SQL" + summarySelect({}, true) + ";\n";
+)SQL" + resummarizeAttempt("OLD.attempt_id", true) +
+           resummarizeAttempt("NEW.attempt_id", true) + R"SQL(END;
+INSERT INTO task_summaries )SQL" +
+           summarySelect({}, true) + ";\n";
     return sql;
 }
 
@@ -558,13 +575,11 @@ CREATE TABLE IF NOT EXISTS turn_details (
 
 } // namespace
 
-int currentSchemaVersion()
-{
+int currentSchemaVersion() {
     return static_cast<int>(kMigrations.size());
 }
 
-int storedSchemaVersion(Connection& conn)
-{
+int storedSchemaVersion(Connection& conn) {
     Statement hasTable(conn, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND "
                              "name='schema_version'");
     hasTable.step();
@@ -575,13 +590,12 @@ int storedSchemaVersion(Connection& conn)
     return q.int32(0);
 }
 
-void migrate(Connection& conn)
-{
+void migrate(Connection& conn) {
     const auto tooNew = [&](int stored) {
-        return SchemaTooNewError("database '" + conn.path() + "' has schema version "
-                                 + std::to_string(stored) + ", newer than this program's "
-                                 + std::to_string(currentSchemaVersion())
-                                 + "; open it with a newer KernelBench Studio (it was not changed)");
+        return SchemaTooNewError("database '" + conn.path() + "' has schema version " +
+                                 std::to_string(stored) + ", newer than this program's " +
+                                 std::to_string(currentSchemaVersion()) +
+                                 "; open it with a newer KernelBench Studio (it was not changed)");
     };
     const int seen = storedSchemaVersion(conn);
     if (seen > currentSchemaVersion())
@@ -610,9 +624,9 @@ void migrate(Connection& conn)
             }
             Statement fk(conn, "PRAGMA foreign_key_check");
             if (fk.step()) {
-                throw Error("upgrading database '" + conn.path() + "' left a row of table '"
-                            + fk.text(0) + "' pointing at a missing row of '" + fk.text(2)
-                            + "'; the upgrade was rolled back and the database left as it was");
+                throw Error("upgrading database '" + conn.path() + "' left a row of table '" +
+                            fk.text(0) + "' pointing at a missing row of '" + fk.text(2) +
+                            "'; the upgrade was rolled back and the database left as it was");
             }
             conn.exec("COMMIT");
         } catch (...) {

@@ -3,18 +3,15 @@
 #include "app/commandline.h"
 #include "app/mainwindow.h"
 #include "app/screenshotrenderer.h"
-
 #include "core/paths.h"
 
 #include <QApplication>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTextStream>
-
 #include <cstdio>
 
-int main(int argc, char* argv[])
-{
+int main(int argc, char* argv[]) {
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments << QString::fromLocal8Bit(argv[i]);
@@ -39,13 +36,14 @@ int main(int argc, char* argv[])
     QApplication::setApplicationDisplayName(QStringLiteral("KernelBench Studio"));
     QApplication::setApplicationVersion(QStringLiteral(KBSTUDIO_VERSION));
 
-    const QString database = options.databasePath.isEmpty() ? kb::engine::defaultDatabasePath()
-                                                            : options.databasePath;
+    const QString database =
+        options.databasePath.isEmpty() ? kb::engine::defaultDatabasePath() : options.databasePath;
     // Screenshots are reproducible: no saved geometry or filters are read, and the user's
     // settings are not touched.
     QTemporaryDir screenshotSettings;
     if (!options.screenshotsDir.isEmpty())
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, screenshotSettings.path());
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope,
+                           screenshotSettings.path());
     kb::gui::MainWindow window;
     if (!options.screenshotsDir.isEmpty()) {
         kb::gui::ScreenshotRenderer renderer(&window, options.screenshotsDir);

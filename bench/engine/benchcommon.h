@@ -4,14 +4,12 @@
 #include <QString>
 #include <QStringList>
 #include <QTextStream>
-
 #include <algorithm>
 #include <vector>
 
 namespace kb::bench {
 
-inline double median(std::vector<double> v)
-{
+inline double median(std::vector<double> v) {
     if (v.empty())
         return 0;
     std::sort(v.begin(), v.end());
@@ -19,20 +17,16 @@ inline double median(std::vector<double> v)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-inline QString fmt(double v, int decimals = 1)
-{
+inline QString fmt(double v, int decimals = 1) {
     return QString::number(v, 'f', decimals);
 }
 
 class Table {
 public:
     explicit Table(QStringList header)
-        : m_rows{std::move(header)}
-    {
-    }
+        : m_rows{std::move(header)} {}
     void add(QStringList row) { m_rows.append(std::move(row)); }
-    void print(QTextStream& out) const
-    {
+    void print(QTextStream& out) const {
         QList<qsizetype> width;
         for (const auto& r : m_rows)
             for (qsizetype i = 0; i < r.size(); ++i) {

@@ -1,11 +1,10 @@
 // JSON export of every attempt of a large database: time and peak memory of the export alone,
 // measured in a fresh process of this program (fork + exec, getrusage of the child), so that
 // what generating the database cost does not count.
-#include "benchcommon.h"
-
-#include "core/error.h"
 #include "report/jsonexport.h"
 
+#include "benchcommon.h"
+#include "core/error.h"
 #include "db/database.h"
 
 #include <QCoreApplication>
@@ -14,7 +13,6 @@
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QTextStream>
-
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,8 +20,7 @@
 namespace kb::bench {
 
 // bench_engine export-json-child DB OUT: the export alone; prints the attempts written.
-int jsonExportChild(const QStringList& args)
-{
+int jsonExportChild(const QStringList& args) {
     db::Database database(args.value(0).toStdString(), db::Database::Access::ReadOnly);
     QSaveFile file(args.value(1));
     if (!file.open(QIODevice::WriteOnly))
@@ -43,8 +40,7 @@ struct ChildRun {
     double peakMb = 0;
 };
 
-ChildRun runChild(const QStringList& args)
-{
+ChildRun runChild(const QStringList& args) {
     const QByteArray self = QFile::encodeName(QCoreApplication::applicationFilePath());
     std::vector<QByteArray> storage{self};
     for (const auto& a : args)
@@ -74,13 +70,13 @@ ChildRun runChild(const QStringList& args)
 } // namespace
 
 // bench_engine export-json [DB] [OUT]: the database of `bench_engine db` (generated there).
-int jsonExport(const QStringList& args)
-{
+int jsonExport(const QStringList& args) {
     QTextStream out(stdout);
     const QString path = args.value(0, QStringLiteral("/tmp/kbstudio-bench-1m.kbdb"));
     const QString target = args.value(1, QStringLiteral("/tmp/kbstudio-bench-export.json"));
     if (!QFileInfo::exists(path)) {
-        QTextStream(stderr) << path << " does not exist: generate it first with `bench_engine db " << path << "`\n";
+        QTextStream(stderr) << path << " does not exist: generate it first with `bench_engine db "
+                            << path << "`\n";
         return 2;
     }
     std::int64_t attempts = 0;
@@ -90,20 +86,23 @@ int jsonExport(const QStringList& args)
         q.step();
         attempts = q.int64(0);
     }
-    Table table({QStringLiteral("operation"), QStringLiteral("seconds"), QStringLiteral("peak RSS MB"),
-                 QStringLiteral("output MB"), QStringLiteral("target")});
+    Table table({QStringLiteral("operation"), QStringLiteral("seconds"),
+                 QStringLiteral("peak RSS MB"), QStringLiteral("output MB"),
+                 QStringLiteral("target")});
     for (int i = 0; i < 2; ++i) {
         const ChildRun r = runChild({QStringLiteral("export-json-child"), path, target});
         if (r.status != 0) {
             QTextStream(stderr) << "the export failed (exit " << r.status << ")\n";
             return 1;
         }
-        table.add({QStringLiteral("export --format json, every attempt (streamed), run %1").arg(i + 1), fmt(r.seconds),
-                   fmt(r.peakMb, 0), fmt(static_cast<double>(QFileInfo(target).size()) / 1e6, 0),
-                   QStringLiteral("< 500 MB")});
+        table.add(
+            {QStringLiteral("export --format json, every attempt (streamed), run %1").arg(i + 1),
+             fmt(r.seconds), fmt(r.peakMb, 0),
+             fmt(static_cast<double>(QFileInfo(target).size()) / 1e6, 0),
+             QStringLiteral("< 500 MB")});
     }
-    out << "database: " << attempts << " attempts, " << QString::number(QFileInfo(path).size() / 1e6, 'f', 0)
-        << " MB" << Qt::endl;
+    out << "database: " << attempts << " attempts, "
+        << QString::number(QFileInfo(path).size() / 1e6, 'f', 0) << " MB" << Qt::endl;
     table.print(out);
     QFile::remove(target);
     return 0;

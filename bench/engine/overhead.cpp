@@ -1,6 +1,5 @@
 #include "benchcommon.h"
 #include "fakeresourcesdir.h"
-
 #include "run/runengine.h"
 
 #include <QElapsedTimer>
@@ -26,8 +25,7 @@ fi
 
 } // namespace
 
-int engineOverhead(const QStringList& args)
-{
+int engineOverhead(const QStringList& args) {
     QTextStream out(stdout);
     const int attempts = std::max(30, args.value(0, QStringLiteral("300")).toInt());
     QMap<QString, QString> scripts;
@@ -51,8 +49,9 @@ int engineOverhead(const QStringList& args)
         QProcess p;
         QElapsedTimer t;
         t.start();
-        p.start(standIn, {QStringLiteral("-m"), QStringLiteral("kbharness"), QStringLiteral("build"), QStringLiteral("--request"),
-                          QStringLiteral("-"), QStringLiteral("--result"), res.path() + QStringLiteral("/probe.json")});
+        p.start(standIn, {QStringLiteral("-m"), QStringLiteral("kbharness"),
+                          QStringLiteral("build"), QStringLiteral("--request"), QStringLiteral("-"),
+                          QStringLiteral("--result"), res.path() + QStringLiteral("/probe.json")});
         p.write("{}");
         p.closeWriteChannel();
         p.waitForFinished();
@@ -73,11 +72,12 @@ int engineOverhead(const QStringList& args)
     std::vector<double> perAttempt;
     QElapsedTimer clock;
     qint64 last = 0;
-    QObject::connect(&e, &engine::RunEngine::attemptFinished, &e, [&](const engine::AttemptResult&) {
-        const qint64 now = clock.nsecsElapsed();
-        perAttempt.push_back(static_cast<double>(now - last) / 1e6);
-        last = now;
-    });
+    QObject::connect(&e, &engine::RunEngine::attemptFinished, &e,
+                     [&](const engine::AttemptResult&) {
+                         const qint64 now = clock.nsecsElapsed();
+                         perAttempt.push_back(static_cast<double>(now - last) / 1e6);
+                         last = now;
+                     });
     QSignalSpy done(&e, &engine::RunEngine::runFinished);
     clock.start();
     e.start(run);
@@ -97,11 +97,16 @@ int engineOverhead(const QStringList& args)
     Table table({QStringLiteral("measure"), QStringLiteral("value")});
     table.add({QStringLiteral("attempts (one build or evaluation at a time)"), QString::number(n)});
     table.add({QStringLiteral("run wall time"), fmt(wall, 2) + QStringLiteral(" s")});
-    table.add({QStringLiteral("one stand-in harness start (median of 40)"), fmt(spawnMedian) + QStringLiteral(" ms")});
-    table.add({QStringLiteral("wall time per attempt (run wall / attempts)"), fmt(perAttemptWall) + QStringLiteral(" ms")});
-    table.add({QStringLiteral("engine overhead per attempt: wall / attempts - 2 harness starts (target < 50 ms)"),
-               fmt(perAttemptWall - 2 * spawnMedian) + QStringLiteral(" ms")});
-    table.add({QStringLiteral("gap between finished attempts in the evaluation phase, median (1 harness start + engine)"),
+    table.add({QStringLiteral("one stand-in harness start (median of 40)"),
+               fmt(spawnMedian) + QStringLiteral(" ms")});
+    table.add({QStringLiteral("wall time per attempt (run wall / attempts)"),
+               fmt(perAttemptWall) + QStringLiteral(" ms")});
+    table.add(
+        {QStringLiteral(
+             "engine overhead per attempt: wall / attempts - 2 harness starts (target < 50 ms)"),
+         fmt(perAttemptWall - 2 * spawnMedian) + QStringLiteral(" ms")});
+    table.add({QStringLiteral("gap between finished attempts in the evaluation phase, median (1 "
+                              "harness start + engine)"),
                fmt(perMedian) + QStringLiteral(" ms")});
     table.print(out);
     return 0;

@@ -1,11 +1,9 @@
 #include "benchcommon.h"
-
 #include "core/paths.h"
-#include "providers/keystore.h"
-#include "run/runengine.h"
-
 #include "db/catalogrepository.h"
 #include "db/runrepository.h"
+#include "providers/keystore.h"
+#include "run/runengine.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -30,17 +28,22 @@ class SimulatedProvider : public QObject {
 public:
     SimulatedProvider(int latencyMs, QObject* parent = nullptr)
         : QObject(parent)
-        , m_latencyMs(latencyMs)
-    {
+        , m_latencyMs(latencyMs) {
         const QString suiteDir = engine::sampleSuiteDir();
         QFile suite(suiteDir + QStringLiteral("/suite.json"));
         suite.open(QIODevice::ReadOnly);
-        for (const auto& t : QJsonDocument::fromJson(suite.readAll()).object().value(QStringLiteral("tasks")).toArray()) {
+        for (const auto& t : QJsonDocument::fromJson(suite.readAll())
+                                 .object()
+                                 .value(QStringLiteral("tasks"))
+                                 .toArray()) {
             const QString key = t.toObject().value(QStringLiteral("id")).toString();
-            QFile src(suiteDir + QLatin1Char('/') + t.toObject().value(QStringLiteral("file")).toString());
-            QFile cand(engine::demoDir() + QStringLiteral("/demo-a/") + key + QStringLiteral(".py"));
+            QFile src(suiteDir + QLatin1Char('/') +
+                      t.toObject().value(QStringLiteral("file")).toString());
+            QFile cand(engine::demoDir() + QStringLiteral("/demo-a/") + key +
+                       QStringLiteral(".py"));
             if (src.open(QIODevice::ReadOnly) && cand.open(QIODevice::ReadOnly))
-                m_tasks.append({QString::fromUtf8(src.readAll()).trimmed(), QString::fromUtf8(cand.readAll())});
+                m_tasks.append({QString::fromUtf8(src.readAll()).trimmed(),
+                                QString::fromUtf8(cand.readAll())});
         }
         connect(&m_server, &QTcpServer::newConnection, this, [this] {
             while (auto* s = m_server.nextPendingConnection())
@@ -51,8 +54,7 @@ public:
     quint16 port() const { return m_server.serverPort(); }
 
 private:
-    void serve(QTcpSocket* s)
-    {
+    void serve(QTcpSocket* s) {
         auto buffer = std::make_shared<QByteArray>();
         connect(s, &QTcpSocket::disconnected, s, &QObject::deleteLater);
         connect(s, &QTcpSocket::readyRead, this, [this, s, buffer] {
@@ -62,7 +64,9 @@ private:
                 return;
             const QByteArray head = buffer->left(end).toLower();
             const qsizetype at = head.indexOf("content-length:");
-            const qsizetype length = at < 0 ? 0 : head.mid(at + 15, head.indexOf('\n', at) - at - 15).trimmed().toLongLong();
+            const qsizetype length =
+                at < 0 ? 0
+                       : head.mid(at + 15, head.indexOf('\n', at) - at - 15).trimmed().toLongLong();
             if (buffer->size() < end + 4 + length)
                 return;
             const QByteArray body = buffer->mid(end + 4, length);
@@ -70,14 +74,20 @@ private:
             const QString prompt = QString::fromUtf8(body);
             QString code = QStringLiteral("# no task matched\n");
             for (const auto& [source, candidate] : std::as_const(m_tasks)) {
-                if (prompt.contains(QString::fromUtf8(QJsonDocument(QJsonArray{source}).toJson(QJsonDocument::Compact)).mid(2).chopped(2))) {
+                if (prompt.contains(
+                        QString::fromUtf8(
+                            QJsonDocument(QJsonArray{source}).toJson(QJsonDocument::Compact))
+                            .mid(2)
+                            .chopped(2))) {
                     code = candidate;
                     ++m_served;
                     break;
                 }
             }
-            QJsonObject message{{QStringLiteral("role"), QStringLiteral("assistant")},
-                                {QStringLiteral("content"), QString(QStringLiteral("```python\n") + code + QStringLiteral("```\n"))}};
+            QJsonObject message{
+                {QStringLiteral("role"), QStringLiteral("assistant")},
+                {QStringLiteral("content"),
+                 QString(QStringLiteral("```python\n") + code + QStringLiteral("```\n"))}};
             QJsonObject choice;
             choice.insert(QStringLiteral("index"), 0);
             choice.insert(QStringLiteral("message"), message);
@@ -93,8 +103,8 @@ private:
             reply.insert(QStringLiteral("usage"), usage);
             const QByteArray json = QJsonDocument(reply).toJson(QJsonDocument::Compact);
             QTimer::singleShot(m_latencyMs, s, [s, json] {
-                s->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(json.size())
-                         + "\r\nConnection: close\r\n\r\n" + json);
+                s->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                         QByteArray::number(json.size()) + "\r\nConnection: close\r\n\r\n" + json);
                 s->disconnectFromHost();
             });
         });
@@ -106,8 +116,7 @@ private:
     QList<std::pair<QString, QString>> m_tasks;
 };
 
-QString loadAverage()
-{
+QString loadAverage() {
     QFile f(QStringLiteral("/proc/loadavg"));
     if (!f.open(QIODevice::ReadOnly))
         return QStringLiteral("unknown");
@@ -116,15 +125,15 @@ QString loadAverage()
 
 } // namespace
 
-int poolUtilisation(const QStringList& args)
-{
+int poolUtilisation(const QStringList& args) {
     QTextStream out(stdout);
     // 25 samples of the 8 sample tasks: the 200-attempt run of the target.
     const int samples = std::max(1, args.value(0, QStringLiteral("25")).toInt());
     const int latencyMs = args.value(1, QStringLiteral("2000")).toInt();
     const int jobs = args.value(2, QStringLiteral("2")).toInt();
     QTemporaryDir dir;
-    qputenv("KBSTUDIO_BUILD_CACHE", (dir.path() + QStringLiteral("/build-cache")).toUtf8()); // cold builds
+    qputenv("KBSTUDIO_BUILD_CACHE",
+            (dir.path() + QStringLiteral("/build-cache")).toUtf8()); // cold builds
     SimulatedProvider provider(latencyMs);
     engine::RunEngine e(dir.filePath(QStringLiteral("pool.kbdb")));
     auto keys = std::make_shared<engine::FileKeyStore>(dir.filePath(QStringLiteral("keys.json")));
@@ -133,8 +142,9 @@ int poolUtilisation(const QStringList& args)
     e.ensureDemoCatalog();
     {
         db::CatalogRepository catalog(e.database().connection());
-        const db::Id pid = catalog.upsertProvider({0, "sim", "openai", "http://127.0.0.1:" + std::to_string(provider.port()) + "/v1",
-                                                   R"({"max_concurrent":16,"max_attempts":1})"});
+        const db::Id pid = catalog.upsertProvider(
+            {0, "sim", "openai", "http://127.0.0.1:" + std::to_string(provider.port()) + "/v1",
+             R"({"max_concurrent":16,"max_attempts":1})"});
         db::ModelRow m;
         m.providerId = pid;
         m.name = "sim-model";
@@ -152,7 +162,8 @@ int poolUtilisation(const QStringList& args)
     spec.settings.cpuTimingExclusive = false;
     const db::Id run = e.createRun(spec);
     engine::RunProgress last;
-    QObject::connect(&e, &engine::RunEngine::progress, &e, [&](const engine::RunProgress& p) { last = p; });
+    QObject::connect(&e, &engine::RunEngine::progress, &e,
+                     [&](const engine::RunProgress& p) { last = p; });
     QSignalSpy done(&e, &engine::RunEngine::runFinished);
     // This benchmark competes with whatever else runs on the host: record the load around it.
     const QString loadBefore = loadAverage();
@@ -169,12 +180,18 @@ int poolUtilisation(const QStringList& args)
         correct += a.verdict == "correct";
     }
     Table table({QStringLiteral("measure"), QStringLiteral("value")});
-    table.add({QStringLiteral("attempts (8 sample tasks x samples; 8 real builds, the rest from the build cache)"), QString::number(total)});
-    table.add({QStringLiteral("simulated provider latency per call"), QString::number(latencyMs) + QStringLiteral(" ms")});
+    table.add(
+        {QStringLiteral(
+             "attempts (8 sample tasks x samples; 8 real builds, the rest from the build cache)"),
+         QString::number(total)});
+    table.add({QStringLiteral("simulated provider latency per call"),
+               QString::number(latencyMs) + QStringLiteral(" ms")});
     table.add({QStringLiteral("parallel builds"), QString::number(jobs)});
     table.add({QStringLiteral("correct"), QString::number(correct)});
-    table.add({QStringLiteral("run wall time"), fmt(static_cast<double>(clock.elapsed()) / 1000.0) + QStringLiteral(" s")});
-    table.add({QStringLiteral("evaluation pool busy since its first evaluation began"), fmt(100.0 * last.evalPoolBusy) + QStringLiteral(" %")});
+    table.add({QStringLiteral("run wall time"),
+               fmt(static_cast<double>(clock.elapsed()) / 1000.0) + QStringLiteral(" s")});
+    table.add({QStringLiteral("evaluation pool busy since its first evaluation began"),
+               fmt(100.0 * last.evalPoolBusy) + QStringLiteral(" %")});
     table.add({QStringLiteral("load average (1, 5, 15 min) at the start"), loadBefore});
     table.add({QStringLiteral("load average (1, 5, 15 min) at the end"), loadAverage()});
     table.print(out);

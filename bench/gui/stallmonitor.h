@@ -5,7 +5,6 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
-
 #include <algorithm>
 
 namespace kb::bench {
@@ -13,8 +12,7 @@ namespace kb::bench {
 class StallMonitor : public QObject {
 public:
     explicit StallMonitor(QObject* parent = nullptr)
-        : QObject(parent)
-    {
+        : QObject(parent) {
         m_timer.setTimerType(Qt::PreciseTimer);
         m_timer.setInterval(2);
         connect(&m_timer, &QTimer::timeout, this, [this]() {
@@ -26,14 +24,12 @@ public:
         m_timer.start();
     }
 
-    void reset()
-    {
+    void reset() {
         m_lastNs = m_clock.nsecsElapsed();
         m_longestNs = 0;
     }
     // The longest gap so far, counting the one still open.
-    double longestMs() const
-    {
+    double longestMs() const {
         return static_cast<double>(std::max(m_longestNs, m_clock.nsecsElapsed() - m_lastNs)) / 1e6;
     }
 

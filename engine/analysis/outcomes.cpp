@@ -7,8 +7,7 @@
 
 namespace kb::engine {
 
-metrics::Verdict toMetricsVerdict(const std::string& v)
-{
+metrics::Verdict toMetricsVerdict(const std::string& v) {
     using metrics::Verdict;
     if (v == "correct")
         return Verdict::Correct;
@@ -26,8 +25,7 @@ metrics::Verdict toMetricsVerdict(const std::string& v)
     return Verdict::NotAttempted;
 }
 
-metrics::AttemptOutcome toOutcome(const db::AttemptRow& a)
-{
+metrics::AttemptOutcome toOutcome(const db::AttemptRow& a) {
     metrics::AttemptOutcome o;
     o.model = a.modelName;
     o.taskId = a.taskKey;
@@ -53,8 +51,7 @@ metrics::AttemptOutcome toOutcome(const db::AttemptRow& a)
     return o;
 }
 
-OutcomeSet loadOutcomes(db::Connection& conn, db::Id runId)
-{
+OutcomeSet loadOutcomes(db::Connection& conn, db::Id runId) {
     OutcomeSet set;
     std::map<int, std::set<std::string>> tasks;
     for (const auto& a : db::RunRepository(conn).attempts(runId)) {
@@ -66,8 +63,7 @@ OutcomeSet loadOutcomes(db::Connection& conn, db::Id runId)
     return set;
 }
 
-metrics::Leaderboard leaderboardFromRows(db::Connection& conn, db::Id runId)
-{
+metrics::Leaderboard leaderboardFromRows(db::Connection& conn, db::Id runId) {
     const auto set = loadOutcomes(conn, runId);
     metrics::LeaderboardOptions options;
     options.tasksPerLevel = set.tasksPerLevel;
@@ -75,11 +71,12 @@ metrics::Leaderboard leaderboardFromRows(db::Connection& conn, db::Id runId)
     return metrics::computeLeaderboard(set.outcomes, options);
 }
 
-metrics::Leaderboard leaderboardFor(db::Connection& conn, db::Id runId)
-{
+metrics::Leaderboard leaderboardFor(db::Connection& conn, db::Id runId) {
     // A database of an older schema opened read-only has no summaries (migration 4 adds them).
     {
-        db::Statement q(conn, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'task_summaries'");
+        db::Statement q(
+            conn,
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'task_summaries'");
         if (q.step() && q.int64(0) == 0)
             return leaderboardFromRows(conn, runId);
     }

@@ -1,9 +1,8 @@
 #pragma once
 // Turns stored attempts into the flat outcome records every metric is computed from.
 
-#include "metrics/leaderboard.h"
-
 #include "db/records.h"
+#include "metrics/leaderboard.h"
 
 #include <map>
 #include <vector>

@@ -4,8 +4,7 @@
 
 namespace kb::engine {
 
-QString sha256Hex(const QByteArray& data)
-{
+QString sha256Hex(const QByteArray& data) {
     return QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
 }
 

@@ -7,8 +7,7 @@ namespace kb::engine {
 
 // Lower-case hex SHA-256.
 QString sha256Hex(const QByteArray& data);
-inline QString sha256Hex(const QString& text)
-{
+inline QString sha256Hex(const QString& text) {
     return sha256Hex(text.toUtf8());
 }
 

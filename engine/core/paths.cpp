@@ -11,37 +11,32 @@
 
 namespace kb::engine {
 
-QString resourcesDir()
-{
+QString resourcesDir() {
     const QString env = qEnvironmentVariable("KBSTUDIO_RESOURCES");
     if (!env.isEmpty())
         return QDir(env).absolutePath();
     if (QCoreApplication::instance()) {
-        const QString installed = QCoreApplication::applicationDirPath()
-                                  + QStringLiteral("/../share/kbstudio/resources");
+        const QString installed =
+            QCoreApplication::applicationDirPath() + QStringLiteral("/../share/kbstudio/resources");
         if (QFileInfo::exists(installed + QStringLiteral("/harness")))
             return QDir(installed).absolutePath();
     }
     return QString::fromUtf8(KBSTUDIO_SOURCE_RESOURCES);
 }
 
-QString harnessDir()
-{
+QString harnessDir() {
     return resourcesDir() + QStringLiteral("/harness");
 }
 
-QString sampleSuiteDir()
-{
+QString sampleSuiteDir() {
     return resourcesDir() + QStringLiteral("/suites/sample");
 }
 
-QString demoDir()
-{
+QString demoDir() {
     return resourcesDir() + QStringLiteral("/demo");
 }
 
-QString pythonExecutable()
-{
+QString pythonExecutable() {
     const QString env = qEnvironmentVariable("KBSTUDIO_PYTHON");
     if (!env.isEmpty())
         return env;
@@ -50,19 +45,17 @@ QString pythonExecutable()
     return QStringLiteral("python3");
 }
 
-QString dataDir()
-{
+QString dataDir() {
     const QString env = qEnvironmentVariable("KBSTUDIO_DATA_DIR");
     QString dir = env.isEmpty()
-                      ? QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
-                            + QStringLiteral("/kbstudio")
+                      ? QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+                            QStringLiteral("/kbstudio")
                       : env;
     QDir().mkpath(dir);
     return dir;
 }
 
-QString defaultDatabasePath()
-{
+QString defaultDatabasePath() {
     return dataDir() + QStringLiteral("/demo.kbdb");
 }
 

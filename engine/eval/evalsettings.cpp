@@ -6,39 +6,33 @@
 
 namespace kb::engine {
 
-QStringList knownPrecisions()
-{
+QStringList knownPrecisions() {
     return {QStringLiteral("fp32"), QStringLiteral("fp16"), QStringLiteral("bf16")};
 }
 
-double defaultTolerance(const QString& precision)
-{
+double defaultTolerance(const QString& precision) {
     if (precision == QLatin1String("fp16") || precision == QLatin1String("bf16"))
         return 1e-2;
     return 1e-4;
 }
 
-QString currentProgramVersion()
-{
+QString currentProgramVersion() {
     return QStringLiteral(KBSTUDIO_VERSION);
 }
 
-void EvalSettings::setPrecision(const QString& p)
-{
+void EvalSettings::setPrecision(const QString& p) {
     precision = p;
     if (!toleranceExplicit)
         atol = rtol = defaultTolerance(p);
 }
 
-void EvalSettings::setTolerance(double absolute, double relative)
-{
+void EvalSettings::setTolerance(double absolute, double relative) {
     atol = absolute;
     rtol = relative;
     toleranceExplicit = true;
 }
 
-QJsonObject EvalSettings::toJson() const
-{
+QJsonObject EvalSettings::toJson() const {
     return QJsonObject{
         {QStringLiteral("device"), device},
         {QStringLiteral("correctness_trials"), correctnessTrials},
@@ -72,8 +66,7 @@ QJsonObject EvalSettings::toJson() const
     };
 }
 
-EvalSettings EvalSettings::fromJson(const QJsonObject& o)
-{
+EvalSettings EvalSettings::fromJson(const QJsonObject& o) {
     EvalSettings s;
     s.device = o.value(QStringLiteral("device")).toString(s.device);
     s.correctnessTrials = o.value(QStringLiteral("correctness_trials")).toInt(s.correctnessTrials);
@@ -90,7 +83,8 @@ EvalSettings EvalSettings::fromJson(const QJsonObject& o)
         s.toleranceExplicit = o.value(QStringLiteral("tolerance_explicit")).toBool();
     } else {
         const auto isDefault = [&s](double t) {
-            return qFuzzyCompare(t, defaultTolerance(QStringLiteral("fp32"))) || qFuzzyCompare(t, defaultTolerance(s.precision));
+            return qFuzzyCompare(t, defaultTolerance(QStringLiteral("fp32"))) ||
+                   qFuzzyCompare(t, defaultTolerance(s.precision));
         };
         s.toleranceExplicit = !isDefault(s.atol) || !isDefault(s.rtol);
     }
@@ -102,7 +96,8 @@ EvalSettings EvalSettings::fromJson(const QJsonObject& o)
     s.allowTorchOps = o.value(QStringLiteral("allow_torch_ops")).toBool(s.allowTorchOps);
     s.vendorLibraries = o.value(QStringLiteral("vendor_libraries")).toString(s.vendorLibraries);
     s.timeoutSeconds = o.value(QStringLiteral("timeout_s")).toDouble(s.timeoutSeconds);
-    s.buildTimeoutSeconds = o.value(QStringLiteral("build_timeout_s")).toDouble(s.buildTimeoutSeconds);
+    s.buildTimeoutSeconds =
+        o.value(QStringLiteral("build_timeout_s")).toDouble(s.buildTimeoutSeconds);
     s.excessiveSpeedup = o.value(QStringLiteral("excessive_speedup")).toDouble(s.excessiveSpeedup);
     s.buildJobs = o.value(QStringLiteral("build_jobs")).toInt(s.buildJobs);
     s.generationJobs = o.value(QStringLiteral("generation_jobs")).toInt(s.generationJobs);
@@ -113,13 +108,14 @@ EvalSettings EvalSettings::fromJson(const QJsonObject& o)
     s.slurmArgs = o.value(QStringLiteral("slurm_args")).toString(s.slurmArgs);
     s.retryLimit = o.value(QStringLiteral("retry_limit")).toInt(s.retryLimit);
     s.retryBaseSeconds = o.value(QStringLiteral("retry_base_s")).toDouble(s.retryBaseSeconds);
-    s.cpuTimingExclusive = o.value(QStringLiteral("cpu_timing_exclusive")).toBool(s.cpuTimingExclusive);
-    s.programVersion = o.value(QStringLiteral("program_version")).toString(QStringLiteral("unknown"));
+    s.cpuTimingExclusive =
+        o.value(QStringLiteral("cpu_timing_exclusive")).toBool(s.cpuTimingExclusive);
+    s.programVersion =
+        o.value(QStringLiteral("program_version")).toString(QStringLiteral("unknown"));
     return s;
 }
 
-QString EvalSettings::baselineKey() const
-{
+QString EvalSettings::baselineKey() const {
     return QStringLiteral("%1;%2;tf32=%3;warmup=%4;trials=%5")
         .arg(device, precision)
         .arg(allowTf32 ? 1 : 0)

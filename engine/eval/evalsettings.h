@@ -33,20 +33,20 @@ struct EvalSettings {
     // Vendor libraries a candidate may call: none, gemm (cuBLAS for matrix products),
     // conv (cuDNN for convolutions) or all.
     QString vendorLibraries = QStringLiteral("none");
-    double timeoutSeconds = 300;           // evaluation phase (correctness + timing) of one attempt
-    double buildTimeoutSeconds = 900;      // static check + build phase of one attempt
-    double excessiveSpeedup = 10.0;        // above this vs eager an attempt is suspicious
-    int buildJobs = 2;                     // parallel builds
-    int generationJobs = 8;                // attempts generating at once (provider limits apply too)
-    quint64 seed = 0;                      // secret per-run seed; 0 = draw one at run creation
+    double timeoutSeconds = 300;      // evaluation phase (correctness + timing) of one attempt
+    double buildTimeoutSeconds = 900; // static check + build phase of one attempt
+    double excessiveSpeedup = 10.0;   // above this vs eager an attempt is suspicious
+    int buildJobs = 2;                // parallel builds
+    int generationJobs = 8;           // attempts generating at once (provider limits apply too)
+    quint64 seed = 0;                 // secret per-run seed; 0 = draw one at run creation
     // Scheduling: where harness calls run and how transient failures are retried.
     QString backend = QStringLiteral("local"); // local or slurm
-    QString slurmPartition;                // empty = the cluster's default
-    int slurmMaxJobs = 8;                  // evaluation jobs submitted at once
-    QString slurmArgs;                     // more sbatch options
-    int retryLimit = 3;                    // retries of a lost worker / harness failure
-    double retryBaseSeconds = 0.5;         // first backoff delay (doubles, with jitter)
-    bool cpuTimingExclusive = true;        // CPU runs: never time while something compiles
+    QString slurmPartition;                    // empty = the cluster's default
+    int slurmMaxJobs = 8;                      // evaluation jobs submitted at once
+    QString slurmArgs;                         // more sbatch options
+    int retryLimit = 3;                        // retries of a lost worker / harness failure
+    double retryBaseSeconds = 0.5;             // first backoff delay (doubles, with jitter)
+    bool cpuTimingExclusive = true;            // CPU runs: never time while something compiles
     // The program that created the run (stored with it; "unknown" for runs older than the field).
     QString programVersion = currentProgramVersion();
 

@@ -4,7 +4,6 @@
 
 #include <QElapsedTimer>
 #include <QProcessEnvironment>
-
 #include <csignal>
 #include <cstring>
 #include <sys/prctl.h>
@@ -15,13 +14,11 @@ namespace kb::engine {
 namespace {
 constexpr qsizetype kTailBytes = 64 * 1024;
 
-QByteArray tail(const QByteArray& bytes)
-{
+QByteArray tail(const QByteArray& bytes) {
     return bytes.size() > kTailBytes ? bytes.right(kTailBytes) : bytes;
 }
 
-qint64 nowNs()
-{
+qint64 nowNs() {
     static QElapsedTimer clock = [] {
         QElapsedTimer t;
         t.start();
@@ -31,8 +28,7 @@ qint64 nowNs()
 }
 } // namespace
 
-QString describeSignal(int signal)
-{
+QString describeSignal(int signal) {
     switch (signal) {
     case SIGSEGV:
         return QStringLiteral("segmentation fault (SIGSEGV)");
@@ -55,13 +51,14 @@ QString describeSignal(int signal)
     case SIGXFSZ:
         return QStringLiteral("file size limit exceeded (SIGXFSZ)");
     default:
-        return QStringLiteral("signal %1 (%2)").arg(signal).arg(QString::fromUtf8(strsignal(signal)));
+        return QStringLiteral("signal %1 (%2)")
+            .arg(signal)
+            .arg(QString::fromUtf8(strsignal(signal)));
     }
 }
 
 HarnessProcess::HarnessProcess(QObject* parent)
-    : QObject(parent)
-{
+    : QObject(parent) {
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &HarnessProcess::onTimeout);
     connect(&m_process, &QProcess::finished, this, &HarnessProcess::onFinished);
@@ -87,8 +84,7 @@ HarnessProcess::HarnessProcess(QObject* parent)
     });
 }
 
-HarnessProcess::~HarnessProcess()
-{
+HarnessProcess::~HarnessProcess() {
     if (isRunning()) {
         m_done = true;
         killGroup();
@@ -96,14 +92,12 @@ HarnessProcess::~HarnessProcess()
     }
 }
 
-bool HarnessProcess::isRunning() const
-{
+bool HarnessProcess::isRunning() const {
     return m_process.state() != QProcess::NotRunning;
 }
 
 void HarnessProcess::start(const QStringList& args, const QString& workDir, int timeoutMs,
-                           const QByteArray& stdinData)
-{
+                           const QByteArray& stdinData) {
     m_done = false;
     m_timedOut = false;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -125,27 +119,23 @@ void HarnessProcess::start(const QStringList& args, const QString& workDir, int 
     m_timer.start(timeoutMs);
 }
 
-void HarnessProcess::killGroup()
-{
+void HarnessProcess::killGroup() {
     if (m_pid > 0) {
         ::kill(-static_cast<pid_t>(m_pid), SIGKILL);
         ::kill(static_cast<pid_t>(m_pid), SIGKILL);
     }
 }
 
-void HarnessProcess::kill()
-{
+void HarnessProcess::kill() {
     killGroup();
 }
 
-void HarnessProcess::onTimeout()
-{
+void HarnessProcess::onTimeout() {
     m_timedOut = true;
     killGroup();
 }
 
-void HarnessProcess::onFinished(int exitCode, QProcess::ExitStatus status)
-{
+void HarnessProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
     if (m_done)
         return;
     m_done = true;
@@ -168,7 +158,8 @@ void HarnessProcess::onFinished(int exitCode, QProcess::ExitStatus status)
         // QProcess reports the signal number as the exit code of a crash.
         out.error = QStringLiteral("the harness process died: %1").arg(describeSignal(exitCode));
     } else if (exitCode != 0) {
-        const QString lastLine = QString::fromUtf8(out.stderrTail).trimmed().section(QLatin1Char('\n'), -1);
+        const QString lastLine =
+            QString::fromUtf8(out.stderrTail).trimmed().section(QLatin1Char('\n'), -1);
         out.error = QStringLiteral("the harness exited with code %1%2")
                         .arg(exitCode)
                         .arg(lastLine.isEmpty() ? QString() : QStringLiteral(": ") + lastLine);

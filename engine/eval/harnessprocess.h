@@ -15,7 +15,7 @@ struct HarnessOutcome {
     bool finished = false; // exited on its own (not killed by the timeout)
     bool timedOut = false;
     int exitCode = -1;
-    bool crashed = false;  // killed by a signal
+    bool crashed = false; // killed by a signal
     QByteArray stdoutTail;
     QByteArray stderrTail;
     double seconds = 0;

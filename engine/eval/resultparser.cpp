@@ -6,7 +6,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStringList>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -14,21 +13,19 @@
 namespace kb::engine {
 namespace {
 
-const QStringList kVerdicts = {QStringLiteral("correct"),       QStringLiteral("incorrect"),
-                               QStringLiteral("build_error"),   QStringLiteral("runtime_error"),
-                               QStringLiteral("timeout"),       QStringLiteral("rejected"),
+const QStringList kVerdicts = {QStringLiteral("correct"),          QStringLiteral("incorrect"),
+                               QStringLiteral("build_error"),      QStringLiteral("runtime_error"),
+                               QStringLiteral("timeout"),          QStringLiteral("rejected"),
                                QStringLiteral("invalid_candidate")};
 
-std::optional<double> optNumber(const QJsonObject& o, const QString& key)
-{
+std::optional<double> optNumber(const QJsonObject& o, const QString& key) {
     const auto v = o.value(key);
     if (!v.isDouble())
         return std::nullopt;
     return v.toDouble();
 }
 
-std::string compact(const QJsonValue& v)
-{
+std::string compact(const QJsonValue& v) {
     if (v.isArray())
         return QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact).toStdString();
     if (v.isObject())
@@ -37,8 +34,8 @@ std::string compact(const QJsonValue& v)
 }
 
 // Returns an empty optional and sets error when the series is malformed.
-std::optional<db::TimingSeriesRow> readSeries(const QJsonObject& o, const QString& kind, QString& error)
-{
+std::optional<db::TimingSeriesRow> readSeries(const QJsonObject& o, const QString& kind,
+                                              QString& error) {
     const auto samples = o.value(QStringLiteral("samples_ms")).toArray();
     if (samples.isEmpty()) {
         error = QStringLiteral("timing '%1' has no samples").arg(kind);
@@ -49,7 +46,8 @@ std::optional<db::TimingSeriesRow> readSeries(const QJsonObject& o, const QStrin
     for (const auto& v : samples) {
         const double ms = v.toDouble(-1);
         if (!v.isDouble() || !std::isfinite(ms) || ms <= 0) {
-            error = QStringLiteral("timing '%1' has a sample that is not a positive number").arg(kind);
+            error =
+                QStringLiteral("timing '%1' has a sample that is not a positive number").arg(kind);
             return std::nullopt;
         }
         s.samplesMs.push_back(ms);
@@ -81,13 +79,11 @@ struct Comparison {
     std::optional<double> targetHalfwidth;
 };
 
-bool positive(std::optional<double> v)
-{
+bool positive(std::optional<double> v) {
     return v && std::isfinite(*v) && *v > 0;
 }
 
-std::optional<ComparedSpeedup> readCompared(const QJsonValue& value)
-{
+std::optional<ComparedSpeedup> readCompared(const QJsonValue& value) {
     if (!value.isObject())
         return std::nullopt;
     const QJsonObject o = value.toObject();
@@ -106,8 +102,7 @@ std::optional<ComparedSpeedup> readCompared(const QJsonValue& value)
     return c;
 }
 
-Comparison readComparison(const QJsonValue& value)
-{
+Comparison readComparison(const QJsonValue& value) {
     Comparison c;
     if (!value.isObject())
         return c;
@@ -115,8 +110,8 @@ Comparison readComparison(const QJsonValue& value)
     c.eager = readCompared(o.value(QStringLiteral("eager")));
     c.compile = readCompared(o.value(QStringLiteral("compile")));
     const QString regime = o.value(QStringLiteral("regime")).toString();
-    if (regime == QLatin1String("device-bound") || regime == QLatin1String("launch-bound")
-        || regime == QLatin1String("cpu"))
+    if (regime == QLatin1String("device-bound") || regime == QLatin1String("launch-bound") ||
+        regime == QLatin1String("cpu"))
         c.regime = regime;
     // The half-width beyond which the harness calls a measurement noisy (older documents name
     // only the precision target it aims at).
@@ -128,27 +123,25 @@ Comparison readComparison(const QJsonValue& value)
     return c;
 }
 
-QString percent(double fraction)
-{
+QString percent(double fraction) {
     return QString::number(fraction * 100.0, 'g', 3) + QLatin1Char('%');
 }
 
-QString intervalText(std::optional<double> low, std::optional<double> high)
-{
+QString intervalText(std::optional<double> low, std::optional<double> high) {
     if (!low || !high)
         return QStringLiteral("no interval");
     return QStringLiteral("95% interval [%1, %2]")
         .arg(QString::number(*low, 'g', 3), QString::number(*high, 'g', 3));
 }
 
-db::FindingRow noisyFinding(const db::SpeedupUncertainty& u, std::optional<double> target)
-{
+db::FindingRow noisyFinding(const db::SpeedupUncertainty& u, std::optional<double> target) {
     QStringList which;
     if (u.noisyEager)
         which << QStringLiteral("vs eager (%1)").arg(intervalText(u.eagerLow, u.eagerHigh));
     if (u.noisyCompile)
         which << QStringLiteral("vs compile (%1)").arg(intervalText(u.compileLow, u.compileHigh));
-    QString message = QStringLiteral("the speedup %1 did not reach the precision target").arg(which.join(QStringLiteral(" and ")));
+    QString message = QStringLiteral("the speedup %1 did not reach the precision target")
+                          .arg(which.join(QStringLiteral(" and ")));
     if (target)
         message += QStringLiteral(" of ±%1").arg(percent(*target));
     message += QStringLiteral(" within the time cap");
@@ -160,8 +153,7 @@ db::FindingRow noisyFinding(const db::SpeedupUncertainty& u, std::optional<doubl
 
 } // namespace
 
-TimingStats computeStats(const std::vector<double>& samples)
-{
+TimingStats computeStats(const std::vector<double>& samples) {
     TimingStats st;
     if (samples.empty())
         return st;
@@ -180,19 +172,20 @@ TimingStats computeStats(const std::vector<double>& samples)
 }
 
 ParsedResult parseHarnessResult(const QByteArray& json, const EvalSettings& settings,
-                                const QString& taskHash)
-{
+                                const QString& taskHash) {
     ParsedResult out;
     QJsonParseError perr{};
     const auto doc = QJsonDocument::fromJson(json, &perr);
     if (perr.error != QJsonParseError::NoError || !doc.isObject()) {
-        out.error = QStringLiteral("the harness result is not a JSON object (%1)").arg(perr.errorString());
+        out.error =
+            QStringLiteral("the harness result is not a JSON object (%1)").arg(perr.errorString());
         return out;
     }
     const QJsonObject root = doc.object();
     if (root.value(QStringLiteral("schema")).toString() != QLatin1String(kResultSchema)) {
-        out.error = QStringLiteral("the harness result has schema '%1', expected '%2'")
-                        .arg(root.value(QStringLiteral("schema")).toString(), QLatin1String(kResultSchema));
+        out.error =
+            QStringLiteral("the harness result has schema '%1', expected '%2'")
+                .arg(root.value(QStringLiteral("schema")).toString(), QLatin1String(kResultSchema));
         return out;
     }
     const QString verdict = root.value(QStringLiteral("verdict")).toString();
@@ -205,7 +198,8 @@ ParsedResult parseHarnessResult(const QByteArray& json, const EvalSettings& sett
     rec.evaluation.verdict = verdict.toStdString();
     rec.evaluation.message = root.value(QStringLiteral("message")).toString().toStdString();
     rec.evaluation.harnessSeconds = root.value(QStringLiteral("harness_seconds")).toDouble();
-    rec.evaluation.settingsJson = QJsonDocument(settings.toJson()).toJson(QJsonDocument::Compact).toStdString();
+    rec.evaluation.settingsJson =
+        QJsonDocument(settings.toJson()).toJson(QJsonDocument::Compact).toStdString();
     rec.evaluation.resultJson = QJsonDocument(root).toJson(QJsonDocument::Compact).toStdString();
 
     for (const auto& v : root.value(QStringLiteral("static_findings")).toArray()) {
@@ -224,8 +218,10 @@ ParsedResult parseHarnessResult(const QByteArray& json, const EvalSettings& sett
     const auto build = root.value(QStringLiteral("build")).toObject();
     if (!build.isEmpty()) {
         db::BuildRow b;
-        b.status = build.value(QStringLiteral("status")).toString(QStringLiteral("skipped")).toStdString();
-        if (b.status != "ok" && b.status != "cached" && b.status != "failed" && b.status != "skipped")
+        b.status =
+            build.value(QStringLiteral("status")).toString(QStringLiteral("skipped")).toStdString();
+        if (b.status != "ok" && b.status != "cached" && b.status != "failed" &&
+            b.status != "skipped")
             b.status = "failed";
         b.seconds = build.value(QStringLiteral("seconds")).toDouble();
         b.cacheKey = build.value(QStringLiteral("cache_key")).toString().toStdString();
@@ -248,17 +244,18 @@ ParsedResult parseHarnessResult(const QByteArray& json, const EvalSettings& sett
         if (trial.maxAbsError)
             maxAbs.push_back(*trial.maxAbsError);
         if (trial.maxRelError)
-            rec.evaluation.maxRelError = std::max(rec.evaluation.maxRelError.value_or(0), *trial.maxRelError);
+            rec.evaluation.maxRelError =
+                std::max(rec.evaluation.maxRelError.value_or(0), *trial.maxRelError);
         rec.trials.push_back(std::move(trial));
     }
-    const bool allPassed = !rec.trials.empty()
-                           && std::all_of(rec.trials.begin(), rec.trials.end(),
-                                          [](const db::TrialRow& t) { return t.passed; });
+    const bool allPassed =
+        !rec.trials.empty() && std::all_of(rec.trials.begin(), rec.trials.end(),
+                                           [](const db::TrialRow& t) { return t.passed; });
     rec.evaluation.correctnessPassed = allPassed;
     if (!maxAbs.empty()) {
         rec.evaluation.maxAbsError = *std::max_element(maxAbs.begin(), maxAbs.end());
-        rec.evaluation.meanAbsError = std::accumulate(maxAbs.begin(), maxAbs.end(), 0.0)
-                                      / static_cast<double>(maxAbs.size());
+        rec.evaluation.meanAbsError =
+            std::accumulate(maxAbs.begin(), maxAbs.end(), 0.0) / static_cast<double>(maxAbs.size());
     }
 
     const auto env = root.value(QStringLiteral("environment")).toObject();
@@ -320,11 +317,14 @@ ParsedResult parseHarnessResult(const QByteArray& json, const EvalSettings& sett
                             .arg(settings.correctnessTrials);
             return out;
         }
-        candidate = readSeries(timing.value(QStringLiteral("candidate")).toObject(), QStringLiteral("candidate"), err);
+        candidate = readSeries(timing.value(QStringLiteral("candidate")).toObject(),
+                               QStringLiteral("candidate"), err);
         if (candidate)
-            eager = readSeries(timing.value(QStringLiteral("eager")).toObject(), QStringLiteral("eager"), err);
+            eager = readSeries(timing.value(QStringLiteral("eager")).toObject(),
+                               QStringLiteral("eager"), err);
         if (!candidate || !eager) {
-            out.error = QStringLiteral("the harness reported 'correct' without usable timing: %1").arg(err);
+            out.error =
+                QStringLiteral("the harness reported 'correct' without usable timing: %1").arg(err);
             return out;
         }
         const auto compileObj = timing.value(QStringLiteral("compile")).toObject();
@@ -335,9 +335,9 @@ ParsedResult parseHarnessResult(const QByteArray& json, const EvalSettings& sett
                 return out;
             }
         } else {
-            compileNote = compileObj.value(QStringLiteral("unavailable")).toString(
-                settings.compileBaseline ? QStringLiteral("not measured")
-                                         : QStringLiteral("not requested"));
+            compileNote = compileObj.value(QStringLiteral("unavailable"))
+                              .toString(settings.compileBaseline ? QStringLiteral("not measured")
+                                                                 : QStringLiteral("not requested"));
         }
     }
     for (const auto* s : {&candidate, &eager, &compiled}) {

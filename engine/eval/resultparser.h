@@ -3,9 +3,8 @@
 // what the database stores. The summary statistics are recomputed here from the samples: the
 // stored numbers are always derivable from the stored samples.
 
-#include "evalsettings.h"
-
 #include "db/records.h"
+#include "evalsettings.h"
 
 #include <QByteArray>
 #include <QString>

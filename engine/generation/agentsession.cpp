@@ -26,9 +26,10 @@ AgentSession::AgentSession(GenerationContext context, ChatClient* client, QObjec
     , m_workspace(m_ctx.workDir + QStringLiteral("/workspace"))
     , m_exchange(new ChatExchange(client, m_ctx.settings, this))
     , m_harness(new HarnessTool(m_ctx, m_workspace.root(), this))
-    , m_commands(new CommandRunner(m_workspace.root(), m_ctx.settings.commandTimeoutSeconds,
-                                   {QFileInfo(FileKeyStore::defaultPath()).absolutePath(), QDir::homePath()},
-                                   this, m_ctx.eval.device == QLatin1String("cuda")))
+    , m_commands(new CommandRunner(
+          m_workspace.root(), m_ctx.settings.commandTimeoutSeconds,
+          {QFileInfo(FileKeyStore::defaultPath()).absolutePath(), QDir::homePath()}, this,
+          m_ctx.eval.device == QLatin1String("cuda")))
     , m_tools(agentToolDefinitions()) {
     connect(m_exchange, &ChatExchange::answered, this, &AgentSession::onAnswered);
     connect(m_exchange, &ChatExchange::callFailed, this, &AgentSession::onCallFailed);

@@ -3,7 +3,8 @@
 // and tool calls (files, a sandboxed shell, the harness's build/verify/benchmark, the Nsight
 // profiler), a context budget that shortens old tool output, and the stop rule: a verified
 // candidate at least the target speedup over torch.compile (eager where compile is
-// unavailable), the model ending its turn, or the turn budget spent. The workspace's model_new.py is the candidate.
+// unavailable), the model ending its turn, or the turn budget spent. The workspace's model_new.py
+// is the candidate.
 
 #include "agentworkspace.h"
 #include "chatexchange.h"

@@ -88,7 +88,8 @@ void ChatSession::onCallFailed(const ChatRequest& sent, const ProviderError& err
         log(QStringLiteral("attempt %1: %2; trying again").arg(m_ctx.attemptId).arg(error.message));
         return;
     }
-    Q_EMIT providerFailed(redactSecrets(describeProviderError(error), m_ctx.secrets), error.httpStatus);
+    Q_EMIT providerFailed(redactSecrets(describeProviderError(error), m_ctx.secrets),
+                          error.httpStatus);
 }
 
 } // namespace kb::engine

@@ -4,8 +4,7 @@
 
 namespace kb::engine {
 
-RenderedPrompt oneShotPrompt(const GenerationContext& context)
-{
+RenderedPrompt oneShotPrompt(const GenerationContext& context) {
     PromptValues v;
     v.taskSource = context.taskSource;
     v.device = context.eval.device;

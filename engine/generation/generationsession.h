@@ -25,9 +25,9 @@ struct GenerationContext {
     QString mode = kModeOneShot;
     GenerationSettings settings;
     EvalSettings eval;
-    QString workDir;           // the attempt's folder; agents get a workspace under it
-    QString buildCacheDir;     // the model's folder of the harness's build cache (agents' build tool)
-    QString buildCacheRoot;    // the whole cache, hidden from the candidate's sandbox
+    QString workDir;        // the attempt's folder; agents get a workspace under it
+    QString buildCacheDir;  // the model's folder of the harness's build cache (agents' build tool)
+    QString buildCacheRoot; // the whole cache, hidden from the candidate's sandbox
     QList<QByteArray> secrets; // the provider's key(s): redacted from everything stored
     int firstTurnIndex = 0;
     std::function<void(const db::TurnRow&)> storeTurn;

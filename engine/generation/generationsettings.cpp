@@ -1,9 +1,8 @@
 #include "generationsettings.h"
 
 #include "core/error.h"
-#include "skill.h"
-
 #include "providers/prompt.h"
+#include "skill.h"
 
 namespace kb::engine {
 
@@ -73,8 +72,9 @@ GenerationSettings resolveGenerationSettings(const QString& mode, GenerationSett
     // An agent works from its skill and system prompt; the chat modes from the template.
     if (mode != kModeAgent) {
         if (s.promptTemplateText.isEmpty()) {
-            const PromptTemplate t = loadPromptTemplate(
-                s.promptTemplate.isEmpty() ? defaultPromptTemplateFor(suiteName) : s.promptTemplate);
+            const PromptTemplate t =
+                loadPromptTemplate(s.promptTemplate.isEmpty() ? defaultPromptTemplateFor(suiteName)
+                                                              : s.promptTemplate);
             s.promptTemplate = t.name;
             s.promptTemplateText = t.text;
         }

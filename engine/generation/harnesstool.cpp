@@ -100,10 +100,9 @@ void HarnessTool::run(HarnessToolKind kind) {
     const bool profile = kind == HarnessToolKind::Profile;
     // The profiler's own limit (its ncu and nsys runs) comes on top of the build; the process
     // limit leaves it room to answer with its own message first.
-    const double timeout =
-        build     ? m_ctx.eval.buildTimeoutSeconds
-        : profile ? m_ctx.eval.buildTimeoutSeconds + kProfileSeconds + 180.0
-                  : m_ctx.eval.timeoutSeconds + m_ctx.eval.buildTimeoutSeconds;
+    const double timeout = build     ? m_ctx.eval.buildTimeoutSeconds
+                           : profile ? m_ctx.eval.buildTimeoutSeconds + kProfileSeconds + 180.0
+                                     : m_ctx.eval.timeoutSeconds + m_ctx.eval.buildTimeoutSeconds;
     QStringList args{build     ? QStringLiteral("build")
                      : profile ? QStringLiteral("profile")
                                : QStringLiteral("evaluate"),
@@ -159,8 +158,8 @@ void HarnessTool::onFinished(HarnessToolKind kind, const HarnessOutcome& outcome
     }
     QString text = evaluationSummary(parsed.record);
     if (kind == HarnessToolKind::Verify && parsed.record.evaluation.verdict == "correct")
-        text +=
-            QStringLiteral("(verify times only a few trials; use benchmark for reliable numbers)\n");
+        text += QStringLiteral(
+            "(verify times only a few trials; use benchmark for reliable numbers)\n");
     result.output = {text, parsed.record.evaluation.verdict != "correct"};
     result.record = std::move(parsed.record);
     Q_EMIT finished(result);

@@ -15,7 +15,8 @@ namespace kb::engine {
 QString qualifiedModelName(const db::ModelRow& model);
 // The one model the reference names; throws Error when none does ("no model ..., known: ...")
 // or when a bare name is ambiguous ("... is offered by 2 providers: a/m, b/m; write one").
-db::ModelRow resolveModelReference(const std::vector<db::ModelRow>& models, const QString& reference);
+db::ModelRow resolveModelReference(const std::vector<db::ModelRow>& models,
+                                   const QString& reference);
 db::ModelRow resolveModelReference(db::CatalogRepository& catalog, const QString& reference);
 
 } // namespace kb::engine

@@ -1,11 +1,10 @@
 #include "preflight.h"
 
+#include "db/catalogrepository.h"
 #include "modelreference.h"
 #include "providerclients.h"
 #include "providers/redaction.h"
 #include "turnrecord.h"
-
-#include "db/catalogrepository.h"
 
 #include <QEventLoop>
 #include <QTimer>
@@ -13,11 +12,12 @@
 namespace kb::engine {
 namespace {
 
-ChatRequest preflightRequest(const QString& model, const QString& mode, const GenerationSettings& g)
-{
+ChatRequest preflightRequest(const QString& model, const QString& mode,
+                             const GenerationSettings& g) {
     ChatRequest r;
     r.model = model;
-    r.messages = {ChatMessage::user(QStringLiteral("This is a connection check. Reply with the word ok."))};
+    r.messages = {
+        ChatMessage::user(QStringLiteral("This is a connection check. Reply with the word ok."))};
     r.maxTokens = g.maxTokens;
     r.temperature = g.temperature;
     r.stream = g.stream;
@@ -35,17 +35,17 @@ ChatRequest preflightRequest(const QString& model, const QString& mode, const Ge
 
 } // namespace
 
-PreflightResult runPreflight(db::Connection& conn, const QStringList& modelReferences, const QString& mode,
-                             const GenerationSettings& settings, const KeyStore* keys, int timeoutMs)
-{
+PreflightResult runPreflight(db::Connection& conn, const QStringList& modelReferences,
+                             const QString& mode, const GenerationSettings& settings,
+                             const KeyStore* keys, int timeoutMs) {
     PreflightResult result;
     db::CatalogRepository catalog(conn);
     const auto models = catalog.models();
     const auto providers = catalog.providers();
     for (const QString& ref : modelReferences) {
         const db::ModelRow model = resolveModelReference(models, ref);
-        if (!isChatProviderKind(QString::fromStdString(model.providerKind))
-            || model.providerKind == "replay")
+        if (!isChatProviderKind(QString::fromStdString(model.providerKind)) ||
+            model.providerKind == "replay")
             continue;
         const QString name = qualifiedModelName(model);
         result.checked << name;
@@ -56,7 +56,8 @@ PreflightResult runPreflight(db::Connection& conn, const QStringList& modelRefer
         QString why;
         auto config = provider ? providerConfig(*provider, models, keys, &why) : std::nullopt;
         if (!config) {
-            result.errors << QStringLiteral("%1: %2").arg(name, why.isEmpty() ? QStringLiteral("no provider") : why);
+            result.errors << QStringLiteral("%1: %2").arg(
+                name, why.isEmpty() ? QStringLiteral("no provider") : why);
             continue;
         }
         QList<QByteArray> secrets;
@@ -66,17 +67,20 @@ PreflightResult runPreflight(db::Connection& conn, const QStringList& modelRefer
         ChatProvider client(std::move(*config));
         QEventLoop loop;
         QString error;
-        const quint64 id = client.send(preflightRequest(QString::fromStdString(model.name), mode, settings));
-        QObject::connect(&client, &ChatClient::finished, &loop, [&](quint64 rid, const ChatResponse&) {
-            if (rid == id)
-                loop.quit();
-        });
-        QObject::connect(&client, &ChatClient::failed, &loop, [&](quint64 rid, const ProviderError& e) {
-            if (rid != id)
-                return;
-            error = describeProviderError(e);
-            loop.quit();
-        });
+        const quint64 id =
+            client.send(preflightRequest(QString::fromStdString(model.name), mode, settings));
+        QObject::connect(&client, &ChatClient::finished, &loop,
+                         [&](quint64 rid, const ChatResponse&) {
+                             if (rid == id)
+                                 loop.quit();
+                         });
+        QObject::connect(&client, &ChatClient::failed, &loop,
+                         [&](quint64 rid, const ProviderError& e) {
+                             if (rid != id)
+                                 return;
+                             error = describeProviderError(e);
+                             loop.quit();
+                         });
         QTimer::singleShot(timeoutMs, &loop, [&] {
             error = QStringLiteral("no answer within %1 s").arg(timeoutMs / 1000);
             client.cancel(id);

@@ -4,10 +4,9 @@
 // agent), so a wrong key, a parameter the model rejects or an unknown model stops the run
 // before its first attempt instead of failing every attempt.
 
+#include "db/sqlite.h"
 #include "generationsettings.h"
 #include "providers/keystore.h"
-
-#include "db/sqlite.h"
 
 #include <QString>
 #include <QStringList>
@@ -22,7 +21,8 @@ struct PreflightResult {
 
 // Blocks in a local event loop until every model answered or failed (at most timeoutMs each).
 // Offline providers (demo, replay) are not asked. Throws Error on an unknown model reference.
-PreflightResult runPreflight(db::Connection& conn, const QStringList& modelReferences, const QString& mode,
-                             const GenerationSettings& settings, const KeyStore* keys, int timeoutMs = 120000);
+PreflightResult runPreflight(db::Connection& conn, const QStringList& modelReferences,
+                             const QString& mode, const GenerationSettings& settings,
+                             const KeyStore* keys, int timeoutMs = 120000);
 
 } // namespace kb::engine

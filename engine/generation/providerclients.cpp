@@ -59,13 +59,17 @@ std::optional<ProviderConfig> providerConfig(const db::ProviderRow& provider,
             return std::nullopt;
         }
         if (!key && keys->readKey(keyName)) {
-            *error = QStringLiteral(
-                         "the key of provider '%1' is stored under its name only, from before keys were "
-                         "bound to the provider's host; store it again (kbstudio-cli provider add --name %1 "
-                         "--kind %2 --base-url %3 --key-env VAR, or the provider dialog). Until then it is "
-                         "sent nowhere, so that a database naming a provider '%1' at another host cannot "
-                         "obtain it")
-                         .arg(c.name, kind, c.baseUrl.toDisplayString());
+            *error =
+                QStringLiteral(
+                    "the key of provider '%1' is stored under its name only, from before keys were "
+                    "bound to the provider's host; store it again (kbstudio-cli provider add "
+                    "--name %1 "
+                    "--kind %2 --base-url %3 --key-env VAR, or the provider dialog). Until then it "
+                    "is "
+                    "sent nowhere, so that a database naming a provider '%1' at another host "
+                    "cannot "
+                    "obtain it")
+                    .arg(c.name, kind, c.baseUrl.toDisplayString());
             return std::nullopt;
         }
         c.apiKey = key.value_or(QString());
@@ -144,7 +148,8 @@ QList<QByteArray> knownSecrets(const std::vector<db::ProviderRow>& providers,
         if (p.kind != "openai" && p.kind != "anthropic")
             continue;
         const QString name = settingsOf(p).value(QStringLiteral("key_name")).toString(q(p.name));
-        const QString bound = hostBoundKeyName(name, normalizedBaseUrl(q(p.kind), QUrl(q(p.baseUrl))));
+        const QString bound =
+            hostBoundKeyName(name, normalizedBaseUrl(q(p.kind), QUrl(q(p.baseUrl))));
         if (bound.isEmpty())
             continue;
         const auto key = keys->readKey(bound);

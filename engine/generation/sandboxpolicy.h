@@ -14,10 +14,10 @@
 namespace kb::engine {
 
 struct SandboxSpec {
-    QString workspace;       // bound read-write (and the working directory)
-    QStringList readOnly;    // extra read-only paths (e.g. a toolchain outside /usr and /opt)
-    QStringList hidden;      // replaced by an empty tmpfs if they would be visible
-    bool gpu = false;        // bind /dev/nvidia*, /dev/dri and /sys
+    QString workspace;    // bound read-write (and the working directory)
+    QStringList readOnly; // extra read-only paths (e.g. a toolchain outside /usr and /opt)
+    QStringList hidden;   // replaced by an empty tmpfs if they would be visible
+    bool gpu = false;     // bind /dev/nvidia*, /dev/dri and /sys
 };
 
 // Read-only paths from $KBSTUDIO_SANDBOX_RO_PATHS (colon-separated), the prefix of the Python

@@ -4,8 +4,8 @@
 #include "taskresult.h"
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <map>
 #include <tuple>
 
 namespace kb::metrics {

@@ -61,9 +61,9 @@ struct PairedComparison {
     int wins = 0;
     int ties = 0;
     int losses = 0;
-    std::optional<double> geomeanRatio; // exp(mean log ratio) over shared tasks
-    std::optional<Interval> ratioCi;    // percentile bootstrap over shared tasks
-    double signTestP = 1.0;             // exact two-sided, ties dropped
+    std::optional<double> geomeanRatio;         // exp(mean log ratio) over shared tasks
+    std::optional<Interval> ratioCi;            // percentile bootstrap over shared tasks
+    double signTestP = 1.0;                     // exact two-sided, ties dropped
     int minSharedTasks = kMinPairedSharedTasks; // the threshold the verdict used
     PairedVerdict verdict = PairedVerdict::NoSharedTasks;
 

@@ -70,9 +70,8 @@ struct WeightedSample {
 // bootstrapGeomeanInterval from one generator). Strata with no values or weight <= 0 are left
 // out. With one stratum this is bootstrapGeomeanInterval of its values. nullopt when no stratum
 // is left, a value is not finite and positive, or resamples < 1.
-std::optional<Interval> bootstrapWeightedGeomeanInterval(const std::vector<WeightedSample>& strata,
-                                                         int resamples = kDefaultBootstrapResamples,
-                                                         double confidence = 0.95,
-                                                         std::uint64_t seed = kDefaultBootstrapSeed);
+std::optional<Interval> bootstrapWeightedGeomeanInterval(
+    const std::vector<WeightedSample>& strata, int resamples = kDefaultBootstrapResamples,
+    double confidence = 0.95, std::uint64_t seed = kDefaultBootstrapSeed);
 
 } // namespace kb::metrics

@@ -157,7 +157,8 @@ HttpHeaders AnthropicProtocol::headers(const QString& apiKey) const {
 
 HttpRequestSpec AnthropicProtocol::chatRequest(const ChatRequest& request,
                                                const QString& apiKey) const {
-    return jsonChatRequest(QStringLiteral("v1/messages"), headers(apiKey), request.stream, encodeBody(request));
+    return jsonChatRequest(QStringLiteral("v1/messages"), headers(apiKey), request.stream,
+                           encodeBody(request));
 }
 
 HttpRequestSpec AnthropicProtocol::modelsRequest(const QString& apiKey) const {

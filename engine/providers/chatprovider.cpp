@@ -55,7 +55,8 @@ HttpRequestSpec ChatProvider::withExtraHeaders(HttpRequestSpec spec) const {
 quint64 ChatProvider::send(const ChatRequest& request) {
     const quint64 id = ++m_nextId;
     auto p = std::make_unique<Pending>();
-    p->request = applyRequestOptions(request, m_config.requestDefaults, m_config.modelOptions.value(request.model));
+    p->request = applyRequestOptions(request, m_config.requestDefaults,
+                                     m_config.modelOptions.value(request.model));
     m_pending.emplace(id, std::move(p));
     m_limiter.submit(
         id, [this, id] { start(id); },

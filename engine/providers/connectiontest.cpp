@@ -13,8 +13,7 @@ namespace kb::engine {
 namespace {
 
 // The provider's message from an error body ({"error": {"message": ...}} or {"error": "..."}).
-QString errorBodyMessage(const QByteArray& body)
-{
+QString errorBodyMessage(const QByteArray& body) {
     const QJsonObject o = QJsonDocument::fromJson(body).object();
     const QJsonValue e = o.value(QStringLiteral("error"));
     if (e.isObject())
@@ -26,8 +25,7 @@ QString errorBodyMessage(const QByteArray& body)
 
 } // namespace
 
-QUrl providerEndpoint(const QString& baseUrl, const QString& path)
-{
+QUrl providerEndpoint(const QString& baseUrl, const QString& path) {
     QString base = baseUrl.trimmed();
     while (base.endsWith(QLatin1Char('/')))
         base.chop(1);
@@ -39,23 +37,20 @@ QUrl providerEndpoint(const QString& baseUrl, const QString& path)
 ConnectionTest::ConnectionTest(QObject* parent)
     : QObject(parent)
     , m_nam(new QNetworkAccessManager(this))
-    , m_timer(new QTimer(this))
-{
+    , m_timer(new QTimer(this)) {
     qRegisterMetaType<kb::engine::ConnectionTestResult>();
     m_timer->setSingleShot(true);
     connect(m_timer, &QTimer::timeout, this, &ConnectionTest::onTimeout);
 }
 
-ConnectionTest::~ConnectionTest()
-{
+ConnectionTest::~ConnectionTest() {
     if (m_reply) {
         m_reply->disconnect(this);
         m_reply->abort();
     }
 }
 
-void ConnectionTest::start(const ConnectionTestSpec& spec)
-{
+void ConnectionTest::start(const ConnectionTestSpec& spec) {
     if (m_reply) {
         m_reply->disconnect(this);
         m_reply->abort();
@@ -67,12 +62,14 @@ void ConnectionTest::start(const ConnectionTestSpec& spec)
     m_step = Step::Models;
     if (spec.kind == QLatin1String("demo") || spec.kind == QLatin1String("replay")) {
         m_result.ok = true;
-        m_result.message = tr("The %1 provider works offline; there is nothing to connect to.").arg(spec.kind);
+        m_result.message =
+            tr("The %1 provider works offline; there is nothing to connect to.").arg(spec.kind);
         QMetaObject::invokeMethod(this, &ConnectionTest::done, Qt::QueuedConnection);
         return;
     }
     if (spec.kind != QLatin1String("openai") && spec.kind != QLatin1String("anthropic")) {
-        m_result.message = tr("Unknown provider kind '%1' (openai, anthropic, demo or replay).").arg(spec.kind);
+        m_result.message =
+            tr("Unknown provider kind '%1' (openai, anthropic, demo or replay).").arg(spec.kind);
         QMetaObject::invokeMethod(this, &ConnectionTest::done, Qt::QueuedConnection);
         return;
     }
@@ -85,8 +82,7 @@ void ConnectionTest::start(const ConnectionTestSpec& spec)
     send(url, {});
 }
 
-void ConnectionTest::send(const QUrl& url, const QByteArray& body)
-{
+void ConnectionTest::send(const QUrl& url, const QByteArray& body) {
     QNetworkRequest request(url);
     request.setTransferTimeout(m_spec.timeoutMs);
     if (m_spec.kind == QLatin1String("anthropic")) {
@@ -99,15 +95,15 @@ void ConnectionTest::send(const QUrl& url, const QByteArray& body)
     if (body.isEmpty()) {
         m_reply = m_nam->get(request);
     } else {
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+        request.setHeader(QNetworkRequest::ContentTypeHeader,
+                          QByteArrayLiteral("application/json"));
         m_reply = m_nam->post(request, body);
     }
     connect(m_reply, &QNetworkReply::finished, this, &ConnectionTest::onReply);
     m_timer->start(m_spec.timeoutMs);
 }
 
-QString ConnectionTest::httpError(int status, const QByteArray& body, const QUrl& url) const
-{
+QString ConnectionTest::httpError(int status, const QByteArray& body, const QUrl& url) const {
     QString detail = errorBodyMessage(body);
     if (!m_spec.apiKey.isEmpty())
         detail.replace(m_spec.apiKey, QStringLiteral("[key]"));
@@ -122,8 +118,7 @@ QString ConnectionTest::httpError(int status, const QByteArray& body, const QUrl
     return tr("%1 answered HTTP %2%3").arg(where).arg(status).arg(suffix);
 }
 
-void ConnectionTest::onReply()
-{
+void ConnectionTest::onReply() {
     QNetworkReply* reply = m_reply;
     m_reply = nullptr;
     m_timer->stop();
@@ -140,15 +135,17 @@ void ConnectionTest::onReply()
     }
     if (status < 200 || status >= 300) {
         m_result.httpStatus = status;
-        m_result.message = m_step == Step::Ping
-                               ? tr("Listing models worked, but the one-token request to '%1' failed: %2")
-                                     .arg(m_spec.model, httpError(status, body, url))
-                               : httpError(status, body, url);
+        m_result.message =
+            m_step == Step::Ping
+                ? tr("Listing models worked, but the one-token request to '%1' failed: %2")
+                      .arg(m_spec.model, httpError(status, body, url))
+                : httpError(status, body, url);
         done();
         return;
     }
     if (m_step == Step::Models) {
-        const QJsonArray data = QJsonDocument::fromJson(body).object().value(QStringLiteral("data")).toArray();
+        const QJsonArray data =
+            QJsonDocument::fromJson(body).object().value(QStringLiteral("data")).toArray();
         for (const auto& v : data) {
             const QString id = v.toObject().value(QStringLiteral("id")).toString();
             if (!id.isEmpty())
@@ -156,39 +153,43 @@ void ConnectionTest::onReply()
         }
         m_result.models.sort();
         if (data.isEmpty() && !QJsonDocument::fromJson(body).isObject()) {
-            m_result.message = tr("%1 did not answer with a model list (is it an %2-compatible endpoint?)")
-                                   .arg(url.toString(QUrl::RemoveUserInfo), m_spec.kind);
+            m_result.message =
+                tr("%1 did not answer with a model list (is it an %2-compatible endpoint?)")
+                    .arg(url.toString(QUrl::RemoveUserInfo), m_spec.kind);
             done();
             return;
         }
         m_result.modelListed = m_result.models.contains(m_spec.model);
         if (m_spec.model.isEmpty()) {
             m_result.ok = true;
-            m_result.message = tr("Connected: %n model(s) available.", nullptr, int(m_result.models.size()));
+            m_result.message =
+                tr("Connected: %n model(s) available.", nullptr, int(m_result.models.size()));
             done();
             return;
         }
         m_step = Step::Ping;
-        const QJsonObject message{{QStringLiteral("role"), QStringLiteral("user")},
-                                  {QStringLiteral("content"), QStringLiteral("Reply with one word.")}};
+        const QJsonObject message{
+            {QStringLiteral("role"), QStringLiteral("user")},
+            {QStringLiteral("content"), QStringLiteral("Reply with one word.")}};
         const QJsonObject request{{QStringLiteral("model"), m_spec.model},
                                   {QStringLiteral("max_tokens"), 1},
                                   {QStringLiteral("messages"), QJsonArray{message}}};
-        const QString path = m_spec.kind == QLatin1String("anthropic") ? QStringLiteral("messages")
-                                                                       : QStringLiteral("chat/completions");
-        send(providerEndpoint(m_spec.baseUrl, path), QJsonDocument(request).toJson(QJsonDocument::Compact));
+        const QString path = m_spec.kind == QLatin1String("anthropic")
+                                 ? QStringLiteral("messages")
+                                 : QStringLiteral("chat/completions");
+        send(providerEndpoint(m_spec.baseUrl, path),
+             QJsonDocument(request).toJson(QJsonDocument::Compact));
         return;
     }
     m_result.ok = true;
     m_result.modelAnswered = true;
-    m_result.message = tr("Connected: %n model(s) available; '%1' answered a one-token request.", nullptr,
-                          int(m_result.models.size()))
+    m_result.message = tr("Connected: %n model(s) available; '%1' answered a one-token request.",
+                          nullptr, int(m_result.models.size()))
                            .arg(m_spec.model);
     done();
 }
 
-void ConnectionTest::onTimeout()
-{
+void ConnectionTest::onTimeout() {
     if (!m_reply)
         return;
     QNetworkReply* reply = m_reply;
@@ -196,12 +197,13 @@ void ConnectionTest::onTimeout()
     reply->disconnect(this);
     reply->abort();
     reply->deleteLater();
-    m_result.message = tr("No answer from %1 within %2 s.").arg(reply->url().host()).arg(m_spec.timeoutMs / 1000.0);
+    m_result.message = tr("No answer from %1 within %2 s.")
+                           .arg(reply->url().host())
+                           .arg(m_spec.timeoutMs / 1000.0);
     done();
 }
 
-void ConnectionTest::done()
-{
+void ConnectionTest::done() {
     Q_EMIT finished(m_result);
 }
 

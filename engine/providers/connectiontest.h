@@ -17,21 +17,21 @@ class QTimer;
 namespace kb::engine {
 
 struct ConnectionTestSpec {
-    QString kind;     // openai, anthropic (demo and replay need no connection)
-    QString baseUrl;  // "https://api.openai.com" or ".../v1"; a trailing /v1 is not doubled
-    QString apiKey;   // sent in the request headers only
-    QString model;    // the model for the one-token request; empty = list the models only
+    QString kind;    // openai, anthropic (demo and replay need no connection)
+    QString baseUrl; // "https://api.openai.com" or ".../v1"; a trailing /v1 is not doubled
+    QString apiKey;  // sent in the request headers only
+    QString model;   // the model for the one-token request; empty = list the models only
     int timeoutMs = 20000;
     QString anthropicVersion = QStringLiteral("2023-06-01");
 };
 
 struct ConnectionTestResult {
     bool ok = false;
-    QStringList models; // as listed by the endpoint, sorted
+    QStringList models;       // as listed by the endpoint, sorted
     bool modelListed = false; // spec.model is among them
     bool modelAnswered = false;
-    int httpStatus = 0;       // of the request that failed, 0 for network errors
-    QString message;          // one readable line (success or error)
+    int httpStatus = 0; // of the request that failed, 0 for network errors
+    QString message;    // one readable line (success or error)
 };
 
 // {base}/v1/<path> without doubling a /v1 already at the end of base.

@@ -8,7 +8,6 @@
 
 #include <QHash>
 #include <QList>
-
 #include <optional>
 
 namespace kb::engine {

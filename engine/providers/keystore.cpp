@@ -10,8 +10,7 @@
 
 namespace kb::engine {
 
-QString hostBoundKeyName(const QString& keyName, const QUrl& baseUrl)
-{
+QString hostBoundKeyName(const QString& keyName, const QUrl& baseUrl) {
     const QString scheme = baseUrl.scheme().toLower();
     const QString host = baseUrl.host(QUrl::FullyEncoded).toLower();
     if (host.isEmpty() || (scheme != QLatin1String("http") && scheme != QLatin1String("https")))

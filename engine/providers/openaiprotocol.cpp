@@ -103,8 +103,9 @@ QJsonObject OpenAiProtocol::encodeBody(const ChatRequest& request) const {
                      {QStringLiteral("messages"), messages},
                      {QStringLiteral("stream"), request.stream}};
     const QString tokenField = !request.tokenLimitField.isEmpty() ? request.tokenLimitField
-                               : m_options.useMaxCompletionTokens ? QStringLiteral("max_completion_tokens")
-                                                                  : QStringLiteral("max_tokens");
+                               : m_options.useMaxCompletionTokens
+                                   ? QStringLiteral("max_completion_tokens")
+                                   : QStringLiteral("max_tokens");
     body.insert(tokenField, request.maxTokens);
     if (request.temperature)
         body.insert(QStringLiteral("temperature"), *request.temperature);
@@ -131,7 +132,8 @@ QJsonObject OpenAiProtocol::encodeBody(const ChatRequest& request) const {
 
 HttpRequestSpec OpenAiProtocol::chatRequest(const ChatRequest& request,
                                             const QString& apiKey) const {
-    return jsonChatRequest(QStringLiteral("chat/completions"), baseHeaders(apiKey), request.stream, encodeBody(request));
+    return jsonChatRequest(QStringLiteral("chat/completions"), baseHeaders(apiKey), request.stream,
+                           encodeBody(request));
 }
 
 HttpRequestSpec OpenAiProtocol::modelsRequest(const QString& apiKey) const {

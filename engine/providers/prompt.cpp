@@ -17,15 +17,13 @@ namespace kb::engine {
 
 namespace {
 
-QString formatTolerance(double t)
-{
+QString formatTolerance(double t) {
     return QString::number(t, 'g', 3);
 }
 
 } // namespace
 
-QString promptsDir()
-{
+QString promptsDir() {
     const QString env = qEnvironmentVariable("KBSTUDIO_PROMPTS_DIR");
     if (!env.isEmpty())
         return QDir(env).absolutePath();
@@ -33,30 +31,31 @@ QString promptsDir()
     if (QFileInfo::exists(inResources))
         return inResources;
     // A resources folder without templates (a test's stand-in): the source tree's.
-    return QDir(QString::fromUtf8(KBSTUDIO_SOURCE_RESOURCES) + QStringLiteral("/prompts")).absolutePath();
+    return QDir(QString::fromUtf8(KBSTUDIO_SOURCE_RESOURCES) + QStringLiteral("/prompts"))
+        .absolutePath();
 }
 
-QStringList builtinPromptTemplates()
-{
+QStringList builtinPromptTemplates() {
     QStringList names;
     const QDir dir(promptsDir());
-    for (const QFileInfo& f : dir.entryInfoList({QStringLiteral("*.prompt")}, QDir::Files, QDir::Name))
+    for (const QFileInfo& f :
+         dir.entryInfoList({QStringLiteral("*.prompt")}, QDir::Files, QDir::Name))
         names << f.completeBaseName();
     return names;
 }
 
-QString defaultPromptTemplateFor(const QString& suiteName)
-{
-    return suiteName.startsWith(QLatin1String("kernelbench"), Qt::CaseInsensitive) ? kPromptKernelBench : kPromptStudio;
+QString defaultPromptTemplateFor(const QString& suiteName) {
+    return suiteName.startsWith(QLatin1String("kernelbench"), Qt::CaseInsensitive)
+               ? kPromptKernelBench
+               : kPromptStudio;
 }
 
-QString promptSha256(const QString& text)
-{
-    return QString::fromLatin1(QCryptographicHash::hash(text.toUtf8(), QCryptographicHash::Sha256).toHex());
+QString promptSha256(const QString& text) {
+    return QString::fromLatin1(
+        QCryptographicHash::hash(text.toUtf8(), QCryptographicHash::Sha256).toHex());
 }
 
-PromptTemplate loadPromptTemplate(const QString& nameOrPath)
-{
+PromptTemplate loadPromptTemplate(const QString& nameOrPath) {
     QString path = nameOrPath;
     const bool isFile = QFileInfo(path).isFile();
     if (!isFile)
@@ -65,14 +64,16 @@ PromptTemplate loadPromptTemplate(const QString& nameOrPath)
     if (nameOrPath.isEmpty() || !f.open(QIODevice::ReadOnly)) {
         const QStringList names = builtinPromptTemplates();
         throw Error(QStringLiteral("no prompt template '%1' (a template file, or one of: %2)")
-                        .arg(nameOrPath, names.isEmpty() ? QStringLiteral("none found") : names.join(QStringLiteral(", "))));
+                        .arg(nameOrPath, names.isEmpty() ? QStringLiteral("none found")
+                                                         : names.join(QStringLiteral(", "))));
     }
     PromptTemplate t;
     t.text = QString::fromUtf8(f.readAll());
     if (t.text.trimmed().isEmpty())
         throw Error(QStringLiteral("the prompt template %1 is empty").arg(path));
     if (!t.text.contains(QStringLiteral("{task_source}")))
-        throw Error(QStringLiteral("the prompt template %1 has no {task_source} placeholder: the model would never see the task")
+        throw Error(QStringLiteral("the prompt template %1 has no {task_source} placeholder: the "
+                                   "model would never see the task")
                         .arg(path));
     t.name = isFile ? QFileInfo(path).completeBaseName() : nameOrPath;
     t.sha256 = promptSha256(t.text);
@@ -80,21 +81,25 @@ PromptTemplate loadPromptTemplate(const QString& nameOrPath)
     return t;
 }
 
-QStringList promptPlaceholders()
-{
-    return {QStringLiteral("task_source"), QStringLiteral("language"), QStringLiteral("extension_sources"),
-            QStringLiteral("device"), QStringLiteral("precision"), QStringLiteral("atol"), QStringLiteral("rtol")};
+QStringList promptPlaceholders() {
+    return {QStringLiteral("task_source"),
+            QStringLiteral("language"),
+            QStringLiteral("extension_sources"),
+            QStringLiteral("device"),
+            QStringLiteral("precision"),
+            QStringLiteral("atol"),
+            QStringLiteral("rtol")};
 }
 
-RenderedPrompt renderPrompt(const QString& templateText, const PromptValues& values)
-{
+RenderedPrompt renderPrompt(const QString& templateText, const PromptValues& values) {
     const bool cuda = values.device == QLatin1String("cuda");
     QString source = values.taskSource;
     if (!source.endsWith(QLatin1Char('\n')))
         source += QLatin1Char('\n');
     const QList<std::pair<QString, QString>> fills{
         {QStringLiteral("{language}"), cuda ? QStringLiteral("CUDA") : QStringLiteral("C++ CPU")},
-        {QStringLiteral("{extension_sources}"), cuda ? QStringLiteral("cuda_sources") : QStringLiteral("cpp_sources")},
+        {QStringLiteral("{extension_sources}"),
+         cuda ? QStringLiteral("cuda_sources") : QStringLiteral("cpp_sources")},
         {QStringLiteral("{device}"), values.device},
         {QStringLiteral("{precision}"), values.precision},
         {QStringLiteral("{atol}"), formatTolerance(values.atol)},
@@ -142,24 +147,20 @@ RenderedPrompt renderPrompt(const QString& templateText, const PromptValues& val
     return out;
 }
 
-QString flattenPrompt(const RenderedPrompt& prompt)
-{
+QString flattenPrompt(const RenderedPrompt& prompt) {
     return prompt.system.isEmpty() ? prompt.user : prompt.system + QLatin1Char('\n') + prompt.user;
 }
 
-QString buildOneShotPrompt(const QString& taskSource, const QString& device)
-{
+QString buildOneShotPrompt(const QString& taskSource, const QString& device) {
     PromptValues v;
     v.taskSource = taskSource;
     v.device = device;
     return flattenPrompt(renderPrompt(loadPromptTemplate(kPromptStudio).text, v));
 }
 
-QString extractCandidateCode(const QString& response)
-{
-    static const QRegularExpression fence(
-        QStringLiteral("```([A-Za-z0-9_+-]*)[ \\t]*\\n(.*?)```"),
-        QRegularExpression::DotMatchesEverythingOption);
+QString extractCandidateCode(const QString& response) {
+    static const QRegularExpression fence(QStringLiteral("```([A-Za-z0-9_+-]*)[ \\t]*\\n(.*?)```"),
+                                          QRegularExpression::DotMatchesEverythingOption);
     QString lastPython;
     QString lastAny;
     int blocks = 0;

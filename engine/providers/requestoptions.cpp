@@ -6,20 +6,17 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QStringList>
-
 #include <cmath>
 
 namespace kb::engine {
 namespace {
 
-bool isAnthropic(const QString& kind)
-{
+bool isAnthropic(const QString& kind) {
     return kind == QLatin1String("anthropic");
 }
 
 // Body fields the program sets itself: an extra body must not fight them.
-const QHash<QString, QString>& reservedBodyFields()
-{
+const QHash<QString, QString>& reservedBodyFields() {
     static const QHash<QString, QString> fields{
         {QStringLiteral("model"), QStringLiteral("the model is chosen per run")},
         {QStringLiteral("messages"), QStringLiteral("the conversation is the program's")},
@@ -28,16 +25,17 @@ const QHash<QString, QString>& reservedBodyFields()
         {QStringLiteral("tool_choice"), QStringLiteral("tools are the agent's")},
         {QStringLiteral("stream"), QStringLiteral("use the stream setting")},
         {QStringLiteral("stream_options"), QStringLiteral("use the stream setting")},
-        {QStringLiteral("max_tokens"), QStringLiteral("use --max-tokens and the token-limit field setting")},
+        {QStringLiteral("max_tokens"),
+         QStringLiteral("use --max-tokens and the token-limit field setting")},
         {QStringLiteral("max_completion_tokens"),
          QStringLiteral("use --max-tokens and the token-limit field setting")},
-        {QStringLiteral("temperature"), QStringLiteral("use the temperature setting, which is checked")},
+        {QStringLiteral("temperature"),
+         QStringLiteral("use the temperature setting, which is checked")},
     };
     return fields;
 }
 
-QString checkNumber(const QJsonObject& s, const char* key, double min, double max)
-{
+QString checkNumber(const QJsonObject& s, const char* key, double min, double max) {
     const QString k = QString::fromLatin1(key);
     if (!s.contains(k))
         return {};
@@ -49,16 +47,15 @@ QString checkNumber(const QJsonObject& s, const char* key, double min, double ma
 
 } // namespace
 
-bool RequestOptions::isEmpty() const
-{
+bool RequestOptions::isEmpty() const {
     return tokenField.isEmpty() && extraBody.isEmpty() && !temperature && !stream;
 }
 
-RequestOptions RequestOptions::fromSettings(const QJsonObject& s)
-{
+RequestOptions RequestOptions::fromSettings(const QJsonObject& s) {
     RequestOptions o;
     o.tokenField = s.value(QStringLiteral("token_field")).toString();
-    if (o.tokenField.isEmpty() && s.value(QStringLiteral("use_max_completion_tokens")).toBool(false))
+    if (o.tokenField.isEmpty() &&
+        s.value(QStringLiteral("use_max_completion_tokens")).toBool(false))
         o.tokenField = QStringLiteral("max_completion_tokens");
     o.extraBody = s.value(QStringLiteral("extra_body")).toObject();
     if (s.contains(QStringLiteral("top_p")))
@@ -72,31 +69,32 @@ RequestOptions RequestOptions::fromSettings(const QJsonObject& s)
     return o;
 }
 
-QString checkTokenField(const QString& kind, const QString& field)
-{
+QString checkTokenField(const QString& kind, const QString& field) {
     if (field.isEmpty() || field == QLatin1String("max_tokens"))
         return {};
     if (field == QLatin1String("max_completion_tokens")) {
         if (isAnthropic(kind))
-            return QStringLiteral("Anthropic's Messages API takes max_tokens only, not max_completion_tokens");
+            return QStringLiteral(
+                "Anthropic's Messages API takes max_tokens only, not max_completion_tokens");
         return {};
     }
-    return QStringLiteral("the token-limit field must be max_tokens or max_completion_tokens, not '%1'").arg(field);
+    return QStringLiteral(
+               "the token-limit field must be max_tokens or max_completion_tokens, not '%1'")
+        .arg(field);
 }
 
-QString checkTemperature(const QString& kind, double t)
-{
+QString checkTemperature(const QString& kind, double t) {
     const double max = isAnthropic(kind) ? 1.0 : 2.0;
     if (!std::isfinite(t) || t < 0 || t > max)
         return QStringLiteral("the temperature must be from 0 to %1 for %2 providers, not %3")
             .arg(max)
-            .arg(isAnthropic(kind) ? QStringLiteral("Anthropic") : QStringLiteral("OpenAI-compatible"))
+            .arg(isAnthropic(kind) ? QStringLiteral("Anthropic")
+                                   : QStringLiteral("OpenAI-compatible"))
             .arg(t);
     return {};
 }
 
-QString checkExtraBody(const QString& kind, const QJsonObject& body)
-{
+QString checkExtraBody(const QString& kind, const QJsonObject& body) {
     for (auto it = body.begin(); it != body.end(); ++it) {
         const auto reserved = reservedBodyFields().constFind(it.key());
         if (reserved != reservedBodyFields().constEnd())
@@ -110,13 +108,15 @@ QString checkExtraBody(const QString& kind, const QJsonObject& body)
             return QStringLiteral("seed must be an integer");
     }
     if (body.contains(QStringLiteral("reasoning_effort"))) {
-        static const QStringList efforts{QStringLiteral("none"),   QStringLiteral("minimal"),
-                                         QStringLiteral("low"),    QStringLiteral("medium"),
-                                         QStringLiteral("high"),   QStringLiteral("xhigh")};
+        static const QStringList efforts{QStringLiteral("none"), QStringLiteral("minimal"),
+                                         QStringLiteral("low"),  QStringLiteral("medium"),
+                                         QStringLiteral("high"), QStringLiteral("xhigh")};
         if (isAnthropic(kind))
-            return QStringLiteral("reasoning_effort is an OpenAI field; Anthropic models take 'thinking'");
+            return QStringLiteral(
+                "reasoning_effort is an OpenAI field; Anthropic models take 'thinking'");
         if (!efforts.contains(body.value(QStringLiteral("reasoning_effort")).toString()))
-            return QStringLiteral("reasoning_effort must be one of %1").arg(efforts.join(QStringLiteral(", ")));
+            return QStringLiteral("reasoning_effort must be one of %1")
+                .arg(efforts.join(QStringLiteral(", ")));
     }
     if (body.contains(QStringLiteral("thinking"))) {
         const QJsonObject t = body.value(QStringLiteral("thinking")).toObject();
@@ -127,25 +127,27 @@ QString checkExtraBody(const QString& kind, const QJsonObject& body)
         if (type == QLatin1String("enabled")) {
             const QJsonValue b = t.value(QStringLiteral("budget_tokens"));
             if (!b.isDouble() || b.toDouble() < 1024)
-                return QStringLiteral("thinking of type enabled needs budget_tokens of at least 1024");
+                return QStringLiteral(
+                    "thinking of type enabled needs budget_tokens of at least 1024");
         }
     }
     return {};
 }
 
-QString checkExtraHeaders(const QJsonObject& headers)
-{
+QString checkExtraHeaders(const QJsonObject& headers) {
     static const QRegularExpression token(QStringLiteral("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$"));
     for (auto it = headers.begin(); it != headers.end(); ++it) {
         const QString name = it.key();
         if (!token.match(name).hasMatch())
             return QStringLiteral("'%1' is not a valid header name").arg(name);
         if (isSecretHeader(name.toLatin1()))
-            return QStringLiteral("the header '%1' carries a key: keys go to the key store (--key-env or "
-                                  "--key-stdin), never into the database")
+            return QStringLiteral(
+                       "the header '%1' carries a key: keys go to the key store (--key-env or "
+                       "--key-stdin), never into the database")
                 .arg(name);
         static const QStringList managed{QStringLiteral("host"), QStringLiteral("content-length"),
-                                         QStringLiteral("content-type"), QStringLiteral("transfer-encoding"),
+                                         QStringLiteral("content-type"),
+                                         QStringLiteral("transfer-encoding"),
                                          QStringLiteral("connection")};
         if (managed.contains(name.toLower()))
             return QStringLiteral("the header '%1' is set by the program").arg(name);
@@ -158,22 +160,26 @@ QString checkExtraHeaders(const QJsonObject& headers)
     return {};
 }
 
-QString checkRequestSettings(const QString& kind, const QJsonObject& s)
-{
-    if (s.contains(QStringLiteral("token_field")) && !s.value(QStringLiteral("token_field")).isString())
+QString checkRequestSettings(const QString& kind, const QJsonObject& s) {
+    if (s.contains(QStringLiteral("token_field")) &&
+        !s.value(QStringLiteral("token_field")).isString())
         return QStringLiteral("token_field must be a string");
-    if (QString e = checkTokenField(kind, s.value(QStringLiteral("token_field")).toString()); !e.isEmpty())
+    if (QString e = checkTokenField(kind, s.value(QStringLiteral("token_field")).toString());
+        !e.isEmpty())
         return e;
-    if (s.contains(QStringLiteral("extra_body")) && !s.value(QStringLiteral("extra_body")).isObject())
+    if (s.contains(QStringLiteral("extra_body")) &&
+        !s.value(QStringLiteral("extra_body")).isObject())
         return QStringLiteral("extra_body must be a JSON object");
-    if (s.contains(QStringLiteral("extra_headers")) && !s.value(QStringLiteral("extra_headers")).isObject())
+    if (s.contains(QStringLiteral("extra_headers")) &&
+        !s.value(QStringLiteral("extra_headers")).isObject())
         return QStringLiteral("extra_headers must be a JSON object of names and string values");
     if (s.contains(QStringLiteral("stream")) && !s.value(QStringLiteral("stream")).isBool())
         return QStringLiteral("stream must be true or false");
     if (s.contains(QStringLiteral("temperature"))) {
         if (!s.value(QStringLiteral("temperature")).isDouble())
             return QStringLiteral("temperature must be a number");
-        if (QString e = checkTemperature(kind, s.value(QStringLiteral("temperature")).toDouble()); !e.isEmpty())
+        if (QString e = checkTemperature(kind, s.value(QStringLiteral("temperature")).toDouble());
+            !e.isEmpty())
             return e;
     }
     QJsonObject body = s.value(QStringLiteral("extra_body")).toObject();
@@ -182,34 +188,35 @@ QString checkRequestSettings(const QString& kind, const QJsonObject& s)
             body.insert(QString::fromLatin1(k), s.value(QString::fromLatin1(k)));
     if (QString e = checkExtraBody(kind, body); !e.isEmpty())
         return e;
-    if (QString e = checkExtraHeaders(s.value(QStringLiteral("extra_headers")).toObject()); !e.isEmpty())
+    if (QString e = checkExtraHeaders(s.value(QStringLiteral("extra_headers")).toObject());
+        !e.isEmpty())
         return e;
-    for (const auto& [key, min, max] : {std::tuple{"timeout_ms", 1000.0, 86400000.0},
-                                        std::tuple{"max_attempts", 1.0, 20.0},
-                                        std::tuple{"max_concurrent", 0.0, 4096.0},
-                                        std::tuple{"token_budget", 0.0, 1e15},
-                                        std::tuple{"retry_base_delay_ms", 0.0, 600000.0}})
+    for (const auto& [key, min, max] :
+         {std::tuple{"timeout_ms", 1000.0, 86400000.0}, std::tuple{"max_attempts", 1.0, 20.0},
+          std::tuple{"max_concurrent", 0.0, 4096.0}, std::tuple{"token_budget", 0.0, 1e15},
+          std::tuple{"retry_base_delay_ms", 0.0, 600000.0}})
         if (QString e = checkNumber(s, key, min, max); !e.isEmpty())
             return e;
     return {};
 }
 
-std::optional<QJsonObject> parseJsonObjectArgument(const QString& text, const QString& what, QString* error)
-{
+std::optional<QJsonObject> parseJsonObjectArgument(const QString& text, const QString& what,
+                                                   QString* error) {
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &pe);
     if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-        *error = QStringLiteral("%1 must be a JSON object, e.g. {\"reasoning_effort\":\"high\"}%2")
-                     .arg(what, pe.error != QJsonParseError::NoError
-                                    ? QStringLiteral(" (%1 at offset %2)").arg(pe.errorString()).arg(pe.offset)
-                                    : QString());
+        *error =
+            QStringLiteral("%1 must be a JSON object, e.g. {\"reasoning_effort\":\"high\"}%2")
+                .arg(what,
+                     pe.error != QJsonParseError::NoError
+                         ? QStringLiteral(" (%1 at offset %2)").arg(pe.errorString()).arg(pe.offset)
+                         : QString());
         return std::nullopt;
     }
     return doc.object();
 }
 
-HttpHeaders headersFromSettings(const QJsonObject& settings)
-{
+HttpHeaders headersFromSettings(const QJsonObject& settings) {
     HttpHeaders out;
     const QJsonObject h = settings.value(QStringLiteral("extra_headers")).toObject();
     for (auto it = h.begin(); it != h.end(); ++it)
@@ -217,8 +224,8 @@ HttpHeaders headersFromSettings(const QJsonObject& settings)
     return out;
 }
 
-ChatRequest applyRequestOptions(ChatRequest r, const RequestOptions& provider, const RequestOptions& model)
-{
+ChatRequest applyRequestOptions(ChatRequest r, const RequestOptions& provider,
+                                const RequestOptions& model) {
     QJsonObject body = provider.extraBody;
     for (auto it = model.extraBody.begin(); it != model.extraBody.end(); ++it)
         body.insert(it.key(), it.value());
@@ -236,8 +243,7 @@ ChatRequest applyRequestOptions(ChatRequest r, const RequestOptions& provider, c
     return r;
 }
 
-QUrl normalizedBaseUrl(const QString& kind, const QUrl& url, QString* note)
-{
+QUrl normalizedBaseUrl(const QString& kind, const QUrl& url, QString* note) {
     QUrl u = url;
     QString path = u.path();
     while (path.endsWith(QLatin1Char('/')))
@@ -245,24 +251,27 @@ QUrl normalizedBaseUrl(const QString& kind, const QUrl& url, QString* note)
     if (kind == QLatin1String("openai") && path.isEmpty()) {
         u.setPath(QStringLiteral("/v1"));
         if (note)
-            *note = QStringLiteral("the base URL had no path; /v1 was added (%1)").arg(u.toDisplayString());
+            *note = QStringLiteral("the base URL had no path; /v1 was added (%1)")
+                        .arg(u.toDisplayString());
     } else if (isAnthropic(kind) && path == QLatin1String("/v1")) {
         u.setPath(QString());
         if (note)
-            *note = QStringLiteral("the Anthropic base URL is the host root (paths carry /v1); /v1 was removed");
+            *note = QStringLiteral(
+                "the Anthropic base URL is the host root (paths carry /v1); /v1 was removed");
     } else if (path != u.path()) {
         u.setPath(path);
     }
     return u;
 }
 
-QString missingV1Hint(const QUrl& baseUrl)
-{
+QString missingV1Hint(const QUrl& baseUrl) {
     if (baseUrl.path().contains(QLatin1String("v1")))
         return {};
-    return QStringLiteral(" (the base URL %1 has no /v1; OpenAI-compatible servers usually answer under "
-                          "/v1, e.g. %2/v1)")
-        .arg(baseUrl.toDisplayString(QUrl::RemoveUserInfo), baseUrl.toDisplayString(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash));
+    return QStringLiteral(
+               " (the base URL %1 has no /v1; OpenAI-compatible servers usually answer under "
+               "/v1, e.g. %2/v1)")
+        .arg(baseUrl.toDisplayString(QUrl::RemoveUserInfo),
+             baseUrl.toDisplayString(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash));
 }
 
 } // namespace kb::engine

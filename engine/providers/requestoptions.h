@@ -18,8 +18,8 @@ namespace kb::engine {
 struct ChatRequest;
 
 struct RequestOptions {
-    QString tokenField;                // "" (the protocol's default), max_tokens, max_completion_tokens
-    QJsonObject extraBody;             // merged into the request body
+    QString tokenField;    // "" (the protocol's default), max_tokens, max_completion_tokens
+    QJsonObject extraBody; // merged into the request body
     std::optional<double> temperature; // used when the run sets none
     std::optional<bool> stream;        // forces streaming on or off
 
@@ -40,7 +40,8 @@ QString checkExtraHeaders(const QJsonObject& headers);
 QString checkRequestSettings(const QString& kind, const QJsonObject& settings);
 
 // "a=1,b=x" is not accepted: JSON objects only, for the CLI's --extra-body and --extra-headers.
-std::optional<QJsonObject> parseJsonObjectArgument(const QString& text, const QString& what, QString* error);
+std::optional<QJsonObject> parseJsonObjectArgument(const QString& text, const QString& what,
+                                                   QString* error);
 
 HttpHeaders headersFromSettings(const QJsonObject& settings);
 

@@ -25,11 +25,11 @@ struct BaselineImportOptions {
 };
 
 struct BaselineImportResult {
-    int files = 0;             // baseline JSON files read
-    int entries = 0;           // problem entries in them
-    int stored = 0;            // baseline rows inserted or updated
-    int unmatched = 0;         // entries without a known task
-    QStringList devices;       // GPU folder names imported
+    int files = 0;              // baseline JSON files read
+    int entries = 0;            // problem entries in them
+    int stored = 0;             // baseline rows inserted or updated
+    int unmatched = 0;          // entries without a known task
+    QStringList devices;        // GPU folder names imported
     QStringList unmatchedNames; // "level3/1_MLP.py", at most the first 20
 };
 

@@ -1,6 +1,6 @@
 #pragma once
-// CSV exports: one row per attempt, one row per leaderboard cell, and one row per timing sample. Columns are documented in
-// docs/exports.md; rows end with "\n"; absent values are empty fields.
+// CSV exports: one row per attempt, one row per leaderboard cell, and one row per timing sample.
+// Columns are documented in docs/exports.md; rows end with "\n"; absent values are empty fields.
 
 #include "reportdata.h"
 

@@ -1,15 +1,13 @@
 #include "exporter.h"
 
-#include "pairedsection.h"
-
+#include "core/error.h"
 #include "csvexport.h"
 #include "jsonexport.h"
 #include "kernelbenchexport.h"
 #include "leaderboardformat.h"
+#include "pairedsection.h"
 #include "runsettingssummary.h"
 #include "usagesection.h"
-
-#include "core/error.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -23,23 +21,25 @@ struct FormatName {
     const char* name;
 };
 constexpr FormatName kFormats[] = {
-    {ExportFormat::Html, "html"},          {ExportFormat::Pdf, "pdf"},
-    {ExportFormat::Markdown, "markdown"},  {ExportFormat::Csv, "csv"},
-    {ExportFormat::Json, "json"},          {ExportFormat::SamplesCsv, "samples-csv"},
-    {ExportFormat::KernelBench, "kernelbench"}, {ExportFormat::LeaderboardCsv, "leaderboard-csv"},
+    {ExportFormat::Html, "html"},
+    {ExportFormat::Pdf, "pdf"},
+    {ExportFormat::Markdown, "markdown"},
+    {ExportFormat::Csv, "csv"},
+    {ExportFormat::Json, "json"},
+    {ExportFormat::SamplesCsv, "samples-csv"},
+    {ExportFormat::KernelBench, "kernelbench"},
+    {ExportFormat::LeaderboardCsv, "leaderboard-csv"},
 };
 } // namespace
 
-QStringList exportFormatNames()
-{
+QStringList exportFormatNames() {
     QStringList names;
     for (const auto& f : kFormats)
         names << QString::fromLatin1(f.name);
     return names;
 }
 
-QString exportFormatName(ExportFormat format)
-{
+QString exportFormatName(ExportFormat format) {
     for (const auto& f : kFormats) {
         if (f.format == format)
             return QString::fromLatin1(f.name);
@@ -47,8 +47,7 @@ QString exportFormatName(ExportFormat format)
     return {};
 }
 
-std::optional<ExportFormat> exportFormatFromName(const QString& name)
-{
+std::optional<ExportFormat> exportFormatFromName(const QString& name) {
     for (const auto& f : kFormats) {
         if (name == QLatin1String(f.name))
             return f.format;
@@ -56,22 +55,20 @@ std::optional<ExportFormat> exportFormatFromName(const QString& name)
     return std::nullopt;
 }
 
-LoadOptions loadOptionsFor(ExportFormat format)
-{
+LoadOptions loadOptionsFor(ExportFormat format) {
     LoadOptions options;
     options.timingSamples = format == ExportFormat::Json || format == ExportFormat::SamplesCsv;
     return options;
 }
 
-QByteArray renderExport(ExportFormat format, const ReportData& data, const HtmlOptions& html)
-{
+QByteArray renderExport(ExportFormat format, const ReportData& data, const HtmlOptions& html) {
     switch (format) {
     case ExportFormat::Html:
         return htmlReport(data, html).toUtf8();
     case ExportFormat::Markdown:
-        return (runSettingsMarkdown(data.runs) + formatLeaderboardMarkdown(data.leaderboard)
-                + (data.paired ? QStringLiteral("\n") + pairedMarkdown(*data.paired) : QString())
-                + QStringLiteral("\n") + usageMarkdown(data))
+        return (runSettingsMarkdown(data.runs) + formatLeaderboardMarkdown(data.leaderboard) +
+                (data.paired ? QStringLiteral("\n") + pairedMarkdown(*data.paired) : QString()) +
+                QStringLiteral("\n") + usageMarkdown(data))
             .toUtf8();
     case ExportFormat::Csv:
         return attemptsCsv(data);
@@ -81,7 +78,8 @@ QByteArray renderExport(ExportFormat format, const ReportData& data, const HtmlO
         return leaderboardCsv(data);
     case ExportFormat::SamplesCsv:
         if (!data.timingSamplesLoaded)
-            throw engine::Error(QStringLiteral("timing samples were not loaded for the samples export"));
+            throw engine::Error(
+                QStringLiteral("timing samples were not loaded for the samples export"));
         return timingSamplesCsv(data);
     case ExportFormat::KernelBench:
         return kernelBenchEvalResults(data);
@@ -91,8 +89,7 @@ QByteArray renderExport(ExportFormat format, const ReportData& data, const HtmlO
     throw engine::Error(QStringLiteral("the PDF report is written by writePdfReport, not as text"));
 }
 
-QString writeFileAtomically(const QString& path, const QByteArray& bytes)
-{
+QString writeFileAtomically(const QString& path, const QByteArray& bytes) {
     const QFileInfo info(path);
     if (info.isDir())
         return QStringLiteral("cannot write '%1': it is a folder").arg(path);

@@ -8,7 +8,7 @@
 
 namespace kb::report {
 
-QString headToHeadSvg(const QString& title, const metrics::PairedComparison& comparison, int width = 420,
-                      int height = 380);
+QString headToHeadSvg(const QString& title, const metrics::PairedComparison& comparison,
+                      int width = 420, int height = 380);
 
 } // namespace kb::report

@@ -1,23 +1,20 @@
 #include "htmlreport.h"
 
-#include "usagesection.h"
-
-#include "markdownxhtml.h"
 #include "headtoheadsvg.h"
-#include "pairedsection.h"
-#include "svgplot.h"
-#include "textformat.h"
-
+#include "markdownxhtml.h"
 #include "metrics/definitions.h"
-#include "runsettingssummary.h"
 #include "metrics/fastp.h"
 #include "metrics/taskresult.h"
+#include "pairedsection.h"
+#include "runsettingssummary.h"
+#include "svgplot.h"
+#include "textformat.h"
+#include "usagesection.h"
 
-#include <QJsonDocument>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonValue>
 #include <QStringList>
-
 #include <algorithm>
 
 namespace kb::report {
@@ -26,31 +23,26 @@ namespace {
 
 const QString kNa = QStringLiteral("n/a");
 
-QString esc(const std::string& s)
-{
+QString esc(const std::string& s) {
     return xmlEscape(QString::fromStdString(s));
 }
 
-QString pct(double v)
-{
+QString pct(double v) {
     return QString::number(v * 100.0, 'f', 1) + QLatin1Char('%');
 }
 
-QString speedup(const std::optional<double>& v)
-{
+QString speedup(const std::optional<double>& v) {
     return v ? formatSpeedupValue(*v) : kNa;
 }
 
-QString speedupCi(const std::optional<double>& v, const std::optional<metrics::Interval>& ci)
-{
+QString speedupCi(const std::optional<double>& v, const std::optional<metrics::Interval>& ci) {
     if (!v)
         return kNa;
     return ci ? formatSpeedupInterval(*v, ci->low, ci->high) : formatSpeedupValue(*v);
 }
 
 // A task's best speedup with the interval of the sample that measured it.
-QString taskSpeedup(const metrics::TaskResult& t, metrics::Baseline baseline)
-{
+QString taskSpeedup(const metrics::TaskResult& t, metrics::Baseline baseline) {
     const auto v = t.speedup(baseline);
     if (!v)
         return kNa;
@@ -58,23 +50,22 @@ QString taskSpeedup(const metrics::TaskResult& t, metrics::Baseline baseline)
     return b ? formatSpeedupInterval(*v, b->low, b->high) : formatSpeedupValue(*v);
 }
 
-QString levelName(int level)
-{
+QString levelName(int level) {
     return level == metrics::kOverallLevel ? QStringLiteral("Overall")
                                            : QStringLiteral("Level %1").arg(level);
 }
 
-QString row(const QStringList& cells, const QString& tag = QStringLiteral("td"))
-{
+QString row(const QStringList& cells, const QString& tag = QStringLiteral("td")) {
     QString r = QStringLiteral("<tr>");
     for (const auto& c : cells)
-        r += QLatin1Char('<') + tag + QLatin1Char('>') + c + QStringLiteral("</") + tag + QLatin1Char('>');
+        r += QLatin1Char('<') + tag + QLatin1Char('>') + c + QStringLiteral("</") + tag +
+             QLatin1Char('>');
     return r + QStringLiteral("</tr>\n");
 }
 
-QString tableOpen()
-{
-    return QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\" width=\"100%\">\n");
+QString tableOpen() {
+    return QStringLiteral(
+        "<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\" width=\"100%\">\n");
 }
 
 const char* const kStyle = R"(
@@ -87,8 +78,7 @@ td.l, th.l { text-align: left; }
 .figure { margin: 0.5em 0; }
 )";
 
-QString leaderboardSection(const ReportData& data)
-{
+QString leaderboardSection(const ReportData& data) {
     const auto& b = data.leaderboard;
     QString s = QStringLiteral("<section id=\"leaderboard\">\n<h2>Leaderboard</h2>\n");
     if (b.models.empty())
@@ -107,10 +97,10 @@ QString leaderboardSection(const ReportData& data)
          << QStringLiteral("Cost");
 
     auto cellRow = [&](const metrics::LeaderboardCell& c) {
-        QStringList r{esc(c.model), QString::number(c.tasks), QString::number(c.correct),
-                      pct(c.passRate),
-                      c.passRateCi ? pct(c.passRateCi->low) + QStringLiteral(" - ") + pct(c.passRateCi->high)
-                                   : kNa};
+        QStringList r{
+            esc(c.model), QString::number(c.tasks), QString::number(c.correct), pct(c.passRate),
+            c.passRateCi ? pct(c.passRateCi->low) + QStringLiteral(" - ") + pct(c.passRateCi->high)
+                         : kNa};
         for (int k : b.passAtKs) {
             const auto* v = c.passAtKAt(k);
             r << (v && v->value ? pct(*v->value) : kNa);
@@ -152,15 +142,13 @@ QString leaderboardSection(const ReportData& data)
     return s + QStringLiteral("</section>\n");
 }
 
-QString figure(const ReportPlot& plot)
-{
+QString figure(const ReportPlot& plot) {
     return QStringLiteral("<div class=\"figure\" id=\"%1\">%2</div>\n").arg(plot.id, plot.svg);
 }
 
 // For QTextDocument: a placeholder image, scaled so that a level's two charts share a line of
 // a landscape page.
-QString placeholder(const ReportPlot& plot)
-{
+QString placeholder(const ReportPlot& plot) {
     constexpr double scale = 0.65;
     return QStringLiteral("<img src=\"kbplot:%1\" width=\"%2\" height=\"%3\" alt=\"%4\"/>")
         .arg(plot.id)
@@ -169,16 +157,18 @@ QString placeholder(const ReportPlot& plot)
         .arg(xmlEscape(plot.caption));
 }
 
-QString distributionsSection(const ReportData& data, const HtmlOptions& options)
-{
-    QString s = QStringLiteral("<section id=\"distributions\">\n<h2>Speedup distributions</h2>\n"
-                               "<p class=\"note\">Best-of-k speedup vs eager of every correct, timed "
-                               "task, per level, on a log2 axis; the dashed line is 1x. Boxes span the "
-                               "quartiles, whiskers the extremes. The fast_p curves give the share of "
-                               "all tasks of the level that are correct and faster than p.</p>\n");
+QString distributionsSection(const ReportData& data, const HtmlOptions& options) {
+    QString s =
+        QStringLiteral("<section id=\"distributions\">\n<h2>Speedup distributions</h2>\n"
+                       "<p class=\"note\">Best-of-k speedup vs eager of every correct, timed "
+                       "task, per level, on a log2 axis; the dashed line is 1x. Boxes span the "
+                       "quartiles, whiskers the extremes. The fast_p curves give the share of "
+                       "all tasks of the level that are correct and faster than p.</p>\n");
     auto plots = reportPlots(data);
-    plots.erase(std::remove_if(plots.begin(), plots.end(), [](const ReportPlot& p) { return p.id == QLatin1String("paired-scatter"); }),
-                plots.end()); // shown in the paired section
+    plots.erase(
+        std::remove_if(plots.begin(), plots.end(),
+                       [](const ReportPlot& p) { return p.id == QLatin1String("paired-scatter"); }),
+        plots.end()); // shown in the paired section
     if (!options.imagePlaceholders) {
         for (const auto& plot : plots)
             s += figure(plot);
@@ -195,19 +185,17 @@ QString distributionsSection(const ReportData& data, const HtmlOptions& options)
     return s + QStringLiteral("</section>\n");
 }
 
-QString tasksSection(const ReportData& data)
-{
+QString tasksSection(const ReportData& data) {
     QString s = QStringLiteral("<section id=\"tasks\">\n<h2>Per-task results</h2>\n"
                                "<p class=\"note\">One row per model and task (best of k). Attempt "
                                "ids lead to the stored attempt; * marks the best sample. Speedups "
                                "show the 95% interval of the sample that measured them where "
                                "one was measured.</p>\n");
-    s += tableOpen()
-         + row({QStringLiteral("Level"), QStringLiteral("Task"), QStringLiteral("Name"),
-                QStringLiteral("Model"), QStringLiteral("Result"), QStringLiteral("Speedup eager"),
-                QStringLiteral("Speedup compile"), QStringLiteral("Scoring / samples"),
-                QStringLiteral("Attempts")},
-               QStringLiteral("th"));
+    s += tableOpen() + row({QStringLiteral("Level"), QStringLiteral("Task"), QStringLiteral("Name"),
+                            QStringLiteral("Model"), QStringLiteral("Result"),
+                            QStringLiteral("Speedup eager"), QStringLiteral("Speedup compile"),
+                            QStringLiteral("Scoring / samples"), QStringLiteral("Attempts")},
+                           QStringLiteral("th"));
     std::map<std::pair<int, std::string>, std::string> names;
     for (const auto& rec : data.attempts)
         names[{rec.attempt.level, rec.attempt.taskKey}] = rec.attempt.taskName;
@@ -236,32 +224,33 @@ QString tasksSection(const ReportData& data)
         }
         if (!anyMatch)
             continue;
-        QString result = t->correct ? QStringLiteral("correct") : verdicts.join(QStringLiteral(", "));
+        QString result =
+            t->correct ? QStringLiteral("correct") : verdicts.join(QStringLiteral(", "));
         if (!t->correct && t->suspicious > 0)
             result += QStringLiteral(" (suspicious, not scored)");
         else if (!t->correct && t->rejected > 0 && !verdicts.contains(QStringLiteral("rejected")))
             result += QStringLiteral(" (rejected on review)");
         const auto name = names.find({t->level, t->taskId});
-        s += row({QString::number(t->level), esc(t->taskId),
-                  name != names.end() ? esc(name->second) : QString(), esc(t->model),
-                  xmlEscape(result) + (t->noisy > 0 ? QStringLiteral(" (noisy timing)") : QString()),
-                  taskSpeedup(*t, metrics::Baseline::Eager), taskSpeedup(*t, metrics::Baseline::Compile),
-                  QStringLiteral("%1 / %2").arg(t->correctSamples).arg(t->samples),
-                  ids.join(QLatin1Char(' '))});
+        s += row(
+            {QString::number(t->level), esc(t->taskId),
+             name != names.end() ? esc(name->second) : QString(), esc(t->model),
+             xmlEscape(result) + (t->noisy > 0 ? QStringLiteral(" (noisy timing)") : QString()),
+             taskSpeedup(*t, metrics::Baseline::Eager), taskSpeedup(*t, metrics::Baseline::Compile),
+             QStringLiteral("%1 / %2").arg(t->correctSamples).arg(t->samples),
+             ids.join(QLatin1Char(' '))});
     }
     return s + QStringLiteral("</table>\n</section>\n");
 }
 
-QString definitionsSection()
-{
-    return QStringLiteral("<section id=\"definitions\">\n<h2>Definitions</h2>\n")
-           + markdownToXhtml(QString::fromUtf8(metrics::definitionsMarkdown().data(),
-                                               static_cast<qsizetype>(metrics::definitionsMarkdown().size())))
-           + QStringLiteral("</section>\n");
+QString definitionsSection() {
+    return QStringLiteral("<section id=\"definitions\">\n<h2>Definitions</h2>\n") +
+           markdownToXhtml(
+               QString::fromUtf8(metrics::definitionsMarkdown().data(),
+                                 static_cast<qsizetype>(metrics::definitionsMarkdown().size()))) +
+           QStringLiteral("</section>\n");
 }
 
-QString jsonValueText(const QJsonValue& v)
-{
+QString jsonValueText(const QJsonValue& v) {
     if (v.isString())
         return v.toString();
     if (v.isBool())
@@ -270,12 +259,12 @@ QString jsonValueText(const QJsonValue& v)
         return formatNumber(v.toDouble());
     if (v.isNull() || v.isUndefined())
         return QStringLiteral("null");
-    return QString::fromUtf8(v.isArray() ? QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact)
-                                         : QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
+    return QString::fromUtf8(v.isArray()
+                                 ? QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact)
+                                 : QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
 }
 
-QString settingsSection(const ReportData& data)
-{
+QString settingsSection(const ReportData& data) {
     QString s = QStringLiteral("<section id=\"settings\">\n<h2>Run settings</h2>\n");
     const auto& f = data.filter;
     QStringList levels;
@@ -283,9 +272,11 @@ QString settingsSection(const ReportData& data)
         levels << QString::number(l);
     s += QStringLiteral("<p>Selection: run %1; models %2; levels %3; verdicts %4.</p>\n")
              .arg(f.runId == 0 ? QStringLiteral("all") : QString::number(f.runId),
-                  f.models.isEmpty() ? QStringLiteral("all") : xmlEscape(f.models.join(QStringLiteral(", "))),
+                  f.models.isEmpty() ? QStringLiteral("all")
+                                     : xmlEscape(f.models.join(QStringLiteral(", "))),
                   levels.isEmpty() ? QStringLiteral("all") : levels.join(QStringLiteral(", ")),
-                  f.verdicts.isEmpty() ? QStringLiteral("all") : xmlEscape(f.verdicts.join(QStringLiteral(", "))));
+                  f.verdicts.isEmpty() ? QStringLiteral("all")
+                                       : xmlEscape(f.verdicts.join(QStringLiteral(", "))));
     for (const auto& r : data.runs) {
         s += QStringLiteral("<h3>Run %1: %2</h3>\n").arg(r.id).arg(esc(r.name));
         s += tableOpen();
@@ -308,8 +299,7 @@ QString settingsSection(const ReportData& data)
 }
 
 // What the numbers below were measured with, before them: one line per run.
-QString settingsHeader(const ReportData& data)
-{
+QString settingsHeader(const ReportData& data) {
     QString s;
     for (const auto& r : data.runs) {
         QStringList parts;
@@ -322,18 +312,17 @@ QString settingsHeader(const ReportData& data)
     return s;
 }
 
-QString environmentSection(const ReportData& data)
-{
+QString environmentSection(const ReportData& data) {
     QString s = QStringLiteral("<section id=\"environment\">\n<h2>Hardware and software</h2>\n");
     s += QStringLiteral("<p>KernelBench Studio %1, Qt %2.</p>\n")
              .arg(QStringLiteral(KBSTUDIO_VERSION), QString::fromLatin1(qVersion()));
     if (data.environments.empty())
         return s + QStringLiteral("<p>No evaluation recorded an environment.</p>\n</section>\n");
-    s += tableOpen()
-         + row({QStringLiteral("Id"), QStringLiteral("Device"), QStringLiteral("Device name"),
-                QStringLiteral("torch"), QStringLiteral("Python"), QStringLiteral("CUDA"),
-                QStringLiteral("Driver"), QStringLiteral("Fingerprint")},
-               QStringLiteral("th"));
+    s += tableOpen() +
+         row({QStringLiteral("Id"), QStringLiteral("Device"), QStringLiteral("Device name"),
+              QStringLiteral("torch"), QStringLiteral("Python"), QStringLiteral("CUDA"),
+              QStringLiteral("Driver"), QStringLiteral("Fingerprint")},
+             QStringLiteral("th"));
     for (const auto& e : data.environments) {
         s += row({QString::number(e.id), esc(e.device), esc(e.deviceName), esc(e.torch),
                   esc(e.python), esc(e.cuda), esc(e.driver), esc(e.fingerprint.substr(0, 12))});
@@ -343,8 +332,7 @@ QString environmentSection(const ReportData& data)
 
 } // namespace
 
-std::vector<ReportPlot> reportPlots(const ReportData& data)
-{
+std::vector<ReportPlot> reportPlots(const ReportData& data) {
     std::vector<ReportPlot> plots;
     const auto& b = data.leaderboard;
     const auto tasks = metrics::resolveTasks(data.outcomes);
@@ -363,27 +351,31 @@ std::vector<ReportPlot> reportPlots(const ReportData& data)
                 if (o.model == model && o.level == level)
                     outcomes.push_back(o);
             }
-            const auto total = b.tasksPerLevel.count(level) ? std::optional<int>(b.tasksPerLevel.at(level))
-                                                            : std::nullopt;
-            curves.push_back({QString::fromStdString(model),
-                              metrics::fastPCurve(outcomes, metrics::Baseline::Eager, 0.0, 3.0, 61, total)});
+            const auto total = b.tasksPerLevel.count(level)
+                                   ? std::optional<int>(b.tasksPerLevel.at(level))
+                                   : std::nullopt;
+            curves.push_back(
+                {QString::fromStdString(model),
+                 metrics::fastPCurve(outcomes, metrics::Baseline::Eager, 0.0, 3.0, 61, total)});
         }
         const QString dist = QStringLiteral("Level %1: speedup vs eager per task").arg(level);
         plots.push_back({QStringLiteral("speedups-L%1").arg(level), dist,
                          speedupDistributionSvg(dist, groups), 640, 300});
         const QString fp = QStringLiteral("Level %1: fast_p vs eager").arg(level);
-        plots.push_back({QStringLiteral("fastp-L%1").arg(level), fp, fastPCurveSvg(fp, curves), 640, 300});
+        plots.push_back(
+            {QStringLiteral("fastp-L%1").arg(level), fp, fastPCurveSvg(fp, curves), 640, 300});
     }
     if (data.paired && data.paired->sharedTasks() > 0) {
         const QString caption = QStringLiteral("Head to head: %1 (A) vs %2 (B)")
-                                    .arg(QString::fromStdString(data.paired->modelA), QString::fromStdString(data.paired->modelB));
-        plots.push_back({QStringLiteral("paired-scatter"), caption, headToHeadSvg(caption, *data.paired), 420, 380});
+                                    .arg(QString::fromStdString(data.paired->modelA),
+                                         QString::fromStdString(data.paired->modelB));
+        plots.push_back({QStringLiteral("paired-scatter"), caption,
+                         headToHeadSvg(caption, *data.paired), 420, 380});
     }
     return plots;
 }
 
-QString htmlReport(const ReportData& data, const HtmlOptions& options)
-{
+QString htmlReport(const ReportData& data, const HtmlOptions& options) {
     QString html;
     if (!options.imagePlaceholders)
         html += QStringLiteral("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n");
@@ -392,7 +384,8 @@ QString htmlReport(const ReportData& data, const HtmlOptions& options)
                            "</head>\n<body>\n<h1>%1</h1>\n")
                 .arg(xmlEscape(options.title), QString::fromLatin1(kStyle));
     if (!options.generatedAt.isEmpty())
-        html += QStringLiteral("<p class=\"note\">Generated %1.</p>\n").arg(xmlEscape(options.generatedAt));
+        html += QStringLiteral("<p class=\"note\">Generated %1.</p>\n")
+                    .arg(xmlEscape(options.generatedAt));
     html += settingsHeader(data);
     html += leaderboardSection(data);
     html += usageXhtmlSection(data);
@@ -400,7 +393,9 @@ QString htmlReport(const ReportData& data, const HtmlOptions& options)
         QString scatter;
         for (const auto& plot : reportPlots(data)) {
             if (plot.id == QLatin1String("paired-scatter"))
-                scatter = options.imagePlaceholders ? QStringLiteral("<p>") + placeholder(plot) + QStringLiteral("</p>\n") : figure(plot);
+                scatter = options.imagePlaceholders
+                              ? QStringLiteral("<p>") + placeholder(plot) + QStringLiteral("</p>\n")
+                              : figure(plot);
         }
         QString section = pairedXhtmlSection(*data.paired);
         section.insert(section.lastIndexOf(QStringLiteral("</section>")), scatter);

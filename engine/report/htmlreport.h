@@ -6,7 +6,6 @@
 #include "reportdata.h"
 
 #include <QString>
-
 #include <vector>
 
 namespace kb::report {

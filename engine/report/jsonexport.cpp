@@ -1,20 +1,16 @@
 #include "jsonexport.h"
 
+#include "analysis/outcomes.h"
+#include "core/error.h"
+#include "db/runrepository.h"
+#include "db/sqlite.h"
 #include "runsettingssummary.h"
 #include "textformat.h"
 
-#include "analysis/outcomes.h"
-#include "core/error.h"
-
-#include "db/runrepository.h"
-#include "db/sqlite.h"
-
 #include <QIODevice>
 #include <QJsonDocument>
-
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 
 namespace kb::report {
@@ -23,18 +19,15 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json optionalNumber(const std::optional<double>& value)
-{
+Json optionalNumber(const std::optional<double>& value) {
     return value ? Json(*value) : Json(nullptr);
 }
 
-Json derived(const std::optional<double>& value)
-{
+Json derived(const std::optional<double>& value) {
     return value ? Json(roundDerived(*value)) : Json(nullptr);
 }
 
-Json filterJson(const ExportFilter& f)
-{
+Json filterJson(const ExportFilter& f) {
     Json models = Json::array();
     for (const auto& m : f.models)
         models.push_back(m.toStdString());
@@ -48,16 +41,14 @@ Json filterJson(const ExportFilter& f)
 }
 
 // The header facts of runsettingssummary.h (precision, TF32, compile mode, prompt template...).
-Json settingsSummaryJson(const db::RunRow& r)
-{
+Json settingsSummaryJson(const db::RunRow& r) {
     Json o = Json::object();
     for (const auto& f : runSettingsFacts(r))
         o[f.key.toStdString()] = f.value.toStdString();
     return o;
 }
 
-Json runJson(const db::RunRow& r)
-{
+Json runJson(const db::RunRow& r) {
     const QByteArray settings = QJsonDocument(publicRunSettings(r)).toJson(QJsonDocument::Compact);
     return Json{{"id", r.id},
                 {"name", r.name},
@@ -69,15 +60,14 @@ Json runJson(const db::RunRow& r)
                 {"settings_summary", settingsSummaryJson(r)}};
 }
 
-Json environmentJson(const db::EnvironmentRow& e)
-{
-    return Json{{"id", e.id},          {"fingerprint", e.fingerprint}, {"device", e.device},
-                {"device_name", e.deviceName}, {"torch", e.torch},     {"python", e.python},
-                {"cuda", e.cuda},      {"driver", e.driver}};
+Json environmentJson(const db::EnvironmentRow& e) {
+    return Json{{"id", e.id},         {"fingerprint", e.fingerprint},
+                {"device", e.device}, {"device_name", e.deviceName},
+                {"torch", e.torch},   {"python", e.python},
+                {"cuda", e.cuda},     {"driver", e.driver}};
 }
 
-Json cellJson(const metrics::LeaderboardCell& c)
-{
+Json cellJson(const metrics::LeaderboardCell& c) {
     Json fastP = Json::array();
     for (const auto& f : c.fastP) {
         fastP.push_back(Json{{"p", f.p},
@@ -123,16 +113,16 @@ Json cellJson(const metrics::LeaderboardCell& c)
                 {"turns", c.turns}};
 }
 
-Json leaderboardJson(const ReportData& data)
-{
+Json leaderboardJson(const ReportData& data) {
     const auto& b = data.leaderboard;
     Json levels = Json::array();
     for (int level : b.levels) {
-        levels.push_back(Json{{"level", level},
-                              {"tasks", b.tasksPerLevel.count(level) ? b.tasksPerLevel.at(level) : 0},
-                              {"weight", b.levelWeights.count(level) ? b.levelWeights.at(level) : 0.0},
-                              {"compile_available",
-                               b.compileAvailable.count(level) ? b.compileAvailable.at(level) : false}});
+        levels.push_back(
+            Json{{"level", level},
+                 {"tasks", b.tasksPerLevel.count(level) ? b.tasksPerLevel.at(level) : 0},
+                 {"weight", b.levelWeights.count(level) ? b.levelWeights.at(level) : 0.0},
+                 {"compile_available",
+                  b.compileAvailable.count(level) ? b.compileAvailable.at(level) : false}});
     }
     Json cells = Json::array();
     for (const auto& c : b.cells)
@@ -146,23 +136,17 @@ Json leaderboardJson(const ReportData& data)
     return Json{{"levels", levels}, {"pass_at_ks", ks}, {"cells", cells}, {"overall", overall}};
 }
 
-Json seriesJson(const SeriesSummary& s, bool withSamples)
-{
-    Json j{{"series_id", s.series.id},
-           {"samples", s.sampleCount},
-           {"median_ms", s.series.medianMs},
-           {"mean_ms", s.series.meanMs},
-           {"std_ms", s.series.stdMs},
-           {"min_ms", s.series.minMs},
-           {"max_ms", s.series.maxMs},
-           {"wall_ms", optionalNumber(s.series.wallMs)}};
+Json seriesJson(const SeriesSummary& s, bool withSamples) {
+    Json j{{"series_id", s.series.id},       {"samples", s.sampleCount},
+           {"median_ms", s.series.medianMs}, {"mean_ms", s.series.meanMs},
+           {"std_ms", s.series.stdMs},       {"min_ms", s.series.minMs},
+           {"max_ms", s.series.maxMs},       {"wall_ms", optionalNumber(s.series.wallMs)}};
     if (withSamples)
         j["samples_ms"] = s.series.samplesMs;
     return j;
 }
 
-Json evaluationJson(const EvaluationSummary& e, bool withSamples)
-{
+Json evaluationJson(const EvaluationSummary& e, bool withSamples) {
     Json timing = Json::object();
     if (e.candidate)
         timing["candidate"] = seriesJson(*e.candidate, withSamples);
@@ -175,12 +159,11 @@ Json evaluationJson(const EvaluationSummary& e, bool withSamples)
         build = Json{{"status", e.buildStatus}, {"seconds", optionalNumber(e.buildSeconds)}};
     return Json{{"id", e.id},
                 {"environment_id", e.environmentId ? Json(*e.environmentId) : Json(nullptr)},
-                {"correctness",
-                 Json{{"passed", e.correctnessPassed},
-                      {"trials", e.trials},
-                      {"trials_passed", e.trialsPassed},
-                      {"max_abs_error", optionalNumber(e.maxAbsError)},
-                      {"max_rel_error", optionalNumber(e.maxRelError)}}},
+                {"correctness", Json{{"passed", e.correctnessPassed},
+                                     {"trials", e.trials},
+                                     {"trials_passed", e.trialsPassed},
+                                     {"max_abs_error", optionalNumber(e.maxAbsError)},
+                                     {"max_rel_error", optionalNumber(e.maxRelError)}}},
                 {"build", build},
                 {"harness_seconds", e.harnessSeconds},
                 {"timing", timing}};
@@ -188,8 +171,7 @@ Json evaluationJson(const EvaluationSummary& e, bool withSamples)
 
 // The attempt_timing row of an attempt: each speedup's 95 % interval, whether its timing missed
 // its precision target, the timing regime.
-void addTimingFields(Json& a, const db::SpeedupUncertainty& u)
-{
+void addTimingFields(Json& a, const db::SpeedupUncertainty& u) {
     a["speedup_eager_low"] = optionalNumber(u.eagerLow);
     a["speedup_eager_high"] = optionalNumber(u.eagerHigh);
     a["speedup_compile_low"] = optionalNumber(u.compileLow);
@@ -200,8 +182,7 @@ void addTimingFields(Json& a, const db::SpeedupUncertainty& u)
     a["timing_regime"] = u.regime;
 }
 
-Json attemptJson(const AttemptRecord& rec, bool withSamples)
-{
+Json attemptJson(const AttemptRecord& rec, bool withSamples) {
     const auto& a = rec.attempt;
     Json findings = Json::array();
     for (const auto& f : rec.findings) {
@@ -211,62 +192,58 @@ Json attemptJson(const AttemptRecord& rec, bool withSamples)
                                 {"message", f.message}});
     }
     Json out{{"attempt_id", a.id},
-                {"run_id", a.runId},
-                {"model", a.modelName},
-                {"task_key", a.taskKey},
-                {"task_name", a.taskName},
-                {"level", a.level},
-                {"sample_index", a.sampleIndex},
-                {"mode", a.mode},
-                {"status", a.status},
-                {"verdict", a.verdict},
-                {"review", a.review},
-                {"review_note", a.reviewNote},
-                {"suspicious", a.suspicious},
-                {"scores", rec.scores},
-                {"speedup_eager", optionalNumber(a.speedupEager)},
-                {"speedup_compile", optionalNumber(a.speedupCompile)},
-                {"input_tokens", a.inputTokens},
-                {"output_tokens", a.outputTokens},
-                {"turns", a.turns},
-                {"started_at", a.startedAt ? Json(*a.startedAt) : Json(nullptr)},
-                {"finished_at", a.finishedAt ? Json(*a.finishedAt) : Json(nullptr)},
-                {"message", a.message},
-                {"evaluation", rec.evaluation ? evaluationJson(*rec.evaluation, withSamples)
-                                              : Json(nullptr)},
-                {"findings", findings}};
+             {"run_id", a.runId},
+             {"model", a.modelName},
+             {"task_key", a.taskKey},
+             {"task_name", a.taskName},
+             {"level", a.level},
+             {"sample_index", a.sampleIndex},
+             {"mode", a.mode},
+             {"status", a.status},
+             {"verdict", a.verdict},
+             {"review", a.review},
+             {"review_note", a.reviewNote},
+             {"suspicious", a.suspicious},
+             {"scores", rec.scores},
+             {"speedup_eager", optionalNumber(a.speedupEager)},
+             {"speedup_compile", optionalNumber(a.speedupCompile)},
+             {"input_tokens", a.inputTokens},
+             {"output_tokens", a.outputTokens},
+             {"turns", a.turns},
+             {"started_at", a.startedAt ? Json(*a.startedAt) : Json(nullptr)},
+             {"finished_at", a.finishedAt ? Json(*a.finishedAt) : Json(nullptr)},
+             {"message", a.message},
+             {"evaluation",
+              rec.evaluation ? evaluationJson(*rec.evaluation, withSamples) : Json(nullptr)},
+             {"findings", findings}};
     addTimingFields(out, a.uncertainty);
     return out;
 }
 
 Json headJson(const ExportFilter& filter, const std::vector<db::RunRow>& runs,
-              const std::vector<db::EnvironmentRow>& environmentRows, const Json& leaderboard)
-{
+              const std::vector<db::EnvironmentRow>& environmentRows, const Json& leaderboard) {
     Json runList = Json::array();
     for (const auto& r : runs)
         runList.push_back(runJson(r));
     Json environments = Json::array();
     for (const auto& e : environmentRows)
         environments.push_back(environmentJson(e));
-    return Json{{"format", "kbstudio-export"},
-                {"format_version", kJsonExportVersion},
-                {"filter", filterJson(filter)},
-                {"runs", runList},
-                {"environments", environments},
-                {"leaderboard", leaderboard}};
+    return Json{{"format", "kbstudio-export"},  {"format_version", kJsonExportVersion},
+                {"filter", filterJson(filter)}, {"runs", runList},
+                {"environments", environments}, {"leaderboard", leaderboard}};
 }
 
 } // namespace
 
-QByteArray attemptsJson(const ReportData& data)
-{
+QByteArray attemptsJson(const ReportData& data) {
     const bool withSamples = data.timingSamplesLoaded;
     Json doc = headJson(data.filter, data.runs, data.environments, leaderboardJson(data));
     Json attempts = Json::array();
     for (const auto& rec : data.attempts)
         attempts.push_back(attemptJson(rec, withSamples));
     doc["attempts"] = std::move(attempts);
-    return QByteArray::fromStdString(doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+    return QByteArray::fromStdString(doc.dump(2, ' ', false, Json::error_handler_t::replace) +
+                                     "\n");
 }
 
 // --- Streaming ---------------------------------------------------------------------------------
@@ -287,39 +264,40 @@ constexpr const char* kAttemptStream =
     "WHERE ?1 = 0 OR a.run_id = ?1 "
     "ORDER BY a.run_id, t.level, t.task_key, m.name, a.sample_index";
 
-bool selectedRow(const ExportFilter& f, const std::string& model, int level)
-{
-    return (f.models.isEmpty() || f.models.contains(QString::fromStdString(model)))
-           && (f.levels.isEmpty() || f.levels.contains(level));
+bool selectedRow(const ExportFilter& f, const std::string& model, int level) {
+    return (f.models.isEmpty() || f.models.contains(QString::fromStdString(model))) &&
+           (f.levels.isEmpty() || f.levels.contains(level));
 }
 
-bool verdictMatches(const ExportFilter& f, const std::string& verdict)
-{
+bool verdictMatches(const ExportFilter& f, const std::string& verdict) {
     return f.verdicts.isEmpty() || f.verdicts.contains(QString::fromStdString(verdict));
 }
 
 // The same checks and messages as loadReportData, from the model names alone.
-void validateFilter(db::Connection& conn, const ExportFilter& filter)
-{
+void validateFilter(db::Connection& conn, const ExportFilter& filter) {
     std::set<std::string> models;
-    db::Statement q(conn, "SELECT DISTINCT m.name FROM attempts a JOIN models m ON m.id = a.model_id "
-                          "WHERE ?1 = 0 OR a.run_id = ?1");
+    db::Statement q(conn,
+                    "SELECT DISTINCT m.name FROM attempts a JOIN models m ON m.id = a.model_id "
+                    "WHERE ?1 = 0 OR a.run_id = ?1");
     q.bind(1, filter.runId);
     while (q.step())
         models.insert(q.text(0));
     QStringList names;
     for (const auto& m : models)
         names << QString::fromStdString(m);
-    const QString known = names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", "));
+    const QString known =
+        names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", "));
     const QString scope = filter.runId != 0 ? QStringLiteral("run %1").arg(filter.runId)
                                             : QStringLiteral("the database");
     for (const auto& m : filter.models) {
         if (!models.count(m.toStdString()))
-            throw engine::Error(QStringLiteral("no model '%1' has attempts in %2 (models: %3)").arg(m, scope, known));
+            throw engine::Error(QStringLiteral("no model '%1' has attempts in %2 (models: %3)")
+                                    .arg(m, scope, known));
     }
     for (int level : filter.levels) {
         if (level < 1 || level > 4)
-            throw engine::Error(QStringLiteral("level %1 does not exist; levels are 1 to 4").arg(level));
+            throw engine::Error(
+                QStringLiteral("level %1 does not exist; levels are 1 to 4").arg(level));
     }
     const QStringList verdicts = storedVerdictNames();
     for (const auto& v : filter.verdicts) {
@@ -333,8 +311,7 @@ void validateFilter(db::Connection& conn, const ExportFilter& filter)
 // Unfiltered, the leaderboard comes from the task summaries the database keeps (a few rows per
 // task); a model or level filter recomputes it from one small outcome per attempt, as
 // loadReportData does.
-metrics::Leaderboard streamLeaderboard(db::Connection& conn, const ExportFilter& filter)
-{
+metrics::Leaderboard streamLeaderboard(db::Connection& conn, const ExportFilter& filter) {
     if (filter.models.isEmpty() && filter.levels.isEmpty())
         return engine::leaderboardFor(conn, filter.runId);
     auto set = engine::loadOutcomes(conn, filter.runId);
@@ -353,8 +330,8 @@ metrics::Leaderboard streamLeaderboard(db::Connection& conn, const ExportFilter&
     return metrics::computeLeaderboard(outcomes, options);
 }
 
-std::vector<db::EnvironmentRow> streamEnvironments(db::Connection& conn, const ExportFilter& filter)
-{
+std::vector<db::EnvironmentRow> streamEnvironments(db::Connection& conn,
+                                                   const ExportFilter& filter) {
     std::set<db::Id> ids;
     db::Statement q(conn, "SELECT e.environment_id, m.name, t.level, a.verdict FROM attempts a "
                           "JOIN models m ON m.id = a.model_id JOIN tasks t ON t.id = a.task_id "
@@ -382,26 +359,25 @@ std::vector<db::EnvironmentRow> streamEnvironments(db::Connection& conn, const E
 class AttemptDetails {
 public:
     explicit AttemptDetails(db::Connection& conn)
-        : m_evaluation(conn, "SELECT e.id, e.environment_id, e.correctness_passed, e.trials, "
-                             "(SELECT count(*) FROM correctness_trials t WHERE t.evaluation_id = e.id "
-                             "AND t.passed != 0), e.max_abs_error, e.max_rel_error, e.harness_seconds, "
-                             "b.status, b.seconds FROM evaluations e "
-                             "LEFT JOIN builds b ON b.id = (SELECT max(id) FROM builds "
-                             "WHERE candidate_id = e.candidate_id) "
-                             "WHERE e.id = (SELECT max(id) FROM evaluations WHERE attempt_id = ?)")
-        , m_series(conn, "SELECT id, kind, median_ms, mean_ms, std_ms, min_ms, max_ms, wall_ms, samples "
-                         "FROM timing_series WHERE evaluation_id = ? ORDER BY id")
+        : m_evaluation(conn,
+                       "SELECT e.id, e.environment_id, e.correctness_passed, e.trials, "
+                       "(SELECT count(*) FROM correctness_trials t WHERE t.evaluation_id = e.id "
+                       "AND t.passed != 0), e.max_abs_error, e.max_rel_error, e.harness_seconds, "
+                       "b.status, b.seconds FROM evaluations e "
+                       "LEFT JOIN builds b ON b.id = (SELECT max(id) FROM builds "
+                       "WHERE candidate_id = e.candidate_id) "
+                       "WHERE e.id = (SELECT max(id) FROM evaluations WHERE attempt_id = ?)")
+        , m_series(conn,
+                   "SELECT id, kind, median_ms, mean_ms, std_ms, min_ms, max_ms, wall_ms, samples "
+                   "FROM timing_series WHERE evaluation_id = ? ORDER BY id")
         , m_samples(conn, "SELECT ms FROM timing_samples WHERE series_id = ? ORDER BY sample_index")
         , m_findings(conn, "SELECT rule, severity, location, message FROM findings "
                            "WHERE attempt_id = ? ORDER BY id")
         , m_timing(conn, "SELECT speedup_eager_low, speedup_eager_high, speedup_compile_low, "
                          "speedup_compile_high, noisy_eager, noisy_compile, regime "
-                         "FROM attempt_timing WHERE attempt_id = ?")
-    {
-    }
+                         "FROM attempt_timing WHERE attempt_id = ?") {}
 
-    db::SpeedupUncertainty timing(db::Id attemptId)
-    {
+    db::SpeedupUncertainty timing(db::Id attemptId) {
         db::SpeedupUncertainty u;
         m_timing.bind(1, attemptId);
         if (m_timing.step()) {
@@ -417,8 +393,7 @@ public:
         return u;
     }
 
-    std::optional<EvaluationSummary> evaluation(db::Id attemptId)
-    {
+    std::optional<EvaluationSummary> evaluation(db::Id attemptId) {
         m_evaluation.bind(1, attemptId);
         if (!m_evaluation.step()) {
             m_evaluation.reset();
@@ -454,19 +429,21 @@ public:
             while (m_samples.step())
                 s.series.samplesMs.push_back(m_samples.real(0));
             m_samples.reset();
-            auto& slot = s.series.kind == "candidate" ? e.candidate : s.series.kind == "eager" ? e.eager : e.compile;
+            auto& slot = s.series.kind == "candidate" ? e.candidate
+                         : s.series.kind == "eager"   ? e.eager
+                                                      : e.compile;
             slot = std::move(s);
         }
         m_series.reset();
         return e;
     }
 
-    std::vector<db::FindingRow> findings(db::Id attemptId)
-    {
+    std::vector<db::FindingRow> findings(db::Id attemptId) {
         std::vector<db::FindingRow> out;
         m_findings.bind(1, attemptId);
         while (m_findings.step())
-            out.push_back({m_findings.text(0), m_findings.text(1), m_findings.text(2), m_findings.text(3)});
+            out.push_back(
+                {m_findings.text(0), m_findings.text(1), m_findings.text(2), m_findings.text(3)});
         m_findings.reset();
         return out;
     }
@@ -479,8 +456,7 @@ private:
     db::Statement m_timing;
 };
 
-Json columnValue(const db::Statement& q, int col)
-{
+Json columnValue(const db::Statement& q, int col) {
     switch (q.type(col)) {
     case db::Statement::Type::Integer:
         return Json(q.int64(col));
@@ -500,8 +476,7 @@ Json columnValue(const db::Statement& q, int col)
 
 // One attempt row of kAttemptStream as the export's attempt object: the documented fields
 // (the same as attemptJson) first, then every other stored column under its own name.
-Json streamedAttempt(const db::Statement& q, int stored, AttemptDetails& details)
-{
+Json streamedAttempt(const db::Statement& q, int stored, AttemptDetails& details) {
     std::map<std::string, int> column;
     for (int i = 0; i < stored; ++i)
         column.emplace(q.columnName(i), i);
@@ -510,11 +485,15 @@ Json streamedAttempt(const db::Statement& q, int stored, AttemptDetails& details
         const int c = column.at(name);
         return q.isNull(c) ? Json(nullptr) : Json(q.text(c));
     };
-    const auto optReal = [&](const char* name) { return optionalNumber(q.optReal(column.at(name))); };
+    const auto optReal = [&](const char* name) {
+        return optionalNumber(q.optReal(column.at(name)));
+    };
     const db::Id id = q.int64(column.at("id"));
     Json findings = Json::array();
     for (const auto& f : details.findings(id)) {
-        findings.push_back(Json{{"rule", f.rule}, {"severity", f.severity}, {"location", f.location},
+        findings.push_back(Json{{"rule", f.rule},
+                                {"severity", f.severity},
+                                {"location", f.location},
                                 {"message", f.message}});
     }
     const auto evaluation = details.evaluation(id);
@@ -554,21 +533,19 @@ Json streamedAttempt(const db::Statement& q, int stored, AttemptDetails& details
 class Writer {
 public:
     explicit Writer(QIODevice& out)
-        : m_out(out)
-    {
-    }
-    void write(const std::string& text)
-    {
+        : m_out(out) {}
+    void write(const std::string& text) {
         m_buffer += text;
         if (m_buffer.size() >= (1u << 20))
             flush();
     }
-    void flush()
-    {
+    void flush() {
         if (m_buffer.empty())
             return;
-        if (m_out.write(m_buffer.data(), static_cast<qint64>(m_buffer.size())) != static_cast<qint64>(m_buffer.size()))
-            throw engine::Error(QStringLiteral("cannot write the export: %1").arg(m_out.errorString()));
+        if (m_out.write(m_buffer.data(), static_cast<qint64>(m_buffer.size())) !=
+            static_cast<qint64>(m_buffer.size()))
+            throw engine::Error(
+                QStringLiteral("cannot write the export: %1").arg(m_out.errorString()));
         m_buffer.clear();
     }
 
@@ -579,8 +556,7 @@ private:
 
 } // namespace
 
-qint64 writeJsonExport(db::Connection& conn, const ExportFilter& filter, QIODevice& out)
-{
+qint64 writeJsonExport(db::Connection& conn, const ExportFilter& filter, QIODevice& out) {
     db::RunRepository repository(conn);
     std::vector<db::RunRow> runs;
     if (filter.runId != 0) {
@@ -593,13 +569,15 @@ qint64 writeJsonExport(db::Connection& conn, const ExportFilter& filter, QIODevi
         runs.push_back(*run);
     } else {
         runs = repository.runs();
-        std::sort(runs.begin(), runs.end(), [](const db::RunRow& a, const db::RunRow& b) { return a.id < b.id; });
+        std::sort(runs.begin(), runs.end(),
+                  [](const db::RunRow& a, const db::RunRow& b) { return a.id < b.id; });
     }
     validateFilter(conn, filter);
     ReportData board;
     board.leaderboard = streamLeaderboard(conn, filter);
-    std::string head = headJson(filter, runs, streamEnvironments(conn, filter), leaderboardJson(board))
-                           .dump(2, ' ', false, Json::error_handler_t::replace);
+    std::string head =
+        headJson(filter, runs, streamEnvironments(conn, filter), leaderboardJson(board))
+            .dump(2, ' ', false, Json::error_handler_t::replace);
     head.resize(head.size() - 2); // the closing "\n}": the attempts follow
     Writer writer(out);
     writer.write(head + ",\n  \"attempts\": [");
@@ -616,10 +594,12 @@ qint64 writeJsonExport(db::Connection& conn, const ExportFilter& filter, QIODevi
     }();
     qint64 written = 0;
     while (q.step()) {
-        if (!selectedRow(filter, q.text(stored), q.int32(stored + 3)) || !verdictMatches(filter, q.text(verdictColumn)))
+        if (!selectedRow(filter, q.text(stored), q.int32(stored + 3)) ||
+            !verdictMatches(filter, q.text(verdictColumn)))
             continue;
-        writer.write((written ? ",\n    " : "\n    ")
-                     + streamedAttempt(q, stored, details).dump(-1, ' ', false, Json::error_handler_t::replace));
+        writer.write((written ? ",\n    " : "\n    ") +
+                     streamedAttempt(q, stored, details)
+                         .dump(-1, ' ', false, Json::error_handler_t::replace));
         ++written;
     }
     writer.write(written ? "\n  ]\n}\n" : "]\n}\n");

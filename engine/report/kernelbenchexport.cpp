@@ -1,17 +1,13 @@
 #include "kernelbenchexport.h"
 
-#include "textformat.h"
-
-#include "exporter.h"
-
 #include "core/error.h"
+#include "exporter.h"
+#include "textformat.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
-
 #include <nlohmann/json.hpp>
-
 #include <set>
 
 namespace kb::report {
@@ -21,17 +17,14 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // KernelBench's "compiled": the candidate built and loaded; every verdict reached after that.
-bool compiled(const std::string& verdict)
-{
-    return verdict == "correct" || verdict == "incorrect" || verdict == "runtime_error"
-           || verdict == "timeout";
+bool compiled(const std::string& verdict) {
+    return verdict == "correct" || verdict == "incorrect" || verdict == "runtime_error" ||
+           verdict == "timeout";
 }
 
-Json stats(const SeriesSummary& s, const db::EnvironmentRow* env)
-{
-    Json j{{"mean", s.series.meanMs},     {"std", s.series.stdMs},
-           {"min", s.series.minMs},       {"max", s.series.maxMs},
-           {"median", s.series.medianMs}, {"num_trials", s.sampleCount}};
+Json stats(const SeriesSummary& s, const db::EnvironmentRow* env) {
+    Json j{{"mean", s.series.meanMs}, {"std", s.series.stdMs},       {"min", s.series.minMs},
+           {"max", s.series.maxMs},   {"median", s.series.medianMs}, {"num_trials", s.sampleCount}};
     if (env) {
         j["hardware"] = env->deviceName.empty() ? env->device : env->deviceName;
         j["device"] = env->device;
@@ -39,26 +32,22 @@ Json stats(const SeriesSummary& s, const db::EnvironmentRow* env)
     return j;
 }
 
-Json entry(const ReportData& data, const AttemptRecord& rec)
-{
+Json entry(const ReportData& data, const AttemptRecord& rec) {
     const auto& a = rec.attempt;
     const EvaluationSummary* e = rec.evaluation ? &*rec.evaluation : nullptr;
-    const db::EnvironmentRow* env = e && e->environmentId ? data.environment(*e->environmentId) : nullptr;
+    const db::EnvironmentRow* env =
+        e && e->environmentId ? data.environment(*e->environmentId) : nullptr;
 
-    Json meta{{"kbstudio_attempt_id", a.id},
-              {"kbstudio_run_id", a.runId},
-              {"model", a.modelName},
-              {"task_key", a.taskKey},
-              {"task_name", a.taskName},
-              {"verdict", a.verdict},
-              {"review", a.review},
-              {"suspicious", a.suspicious}};
+    Json meta{{"kbstudio_attempt_id", a.id}, {"kbstudio_run_id", a.runId}, {"model", a.modelName},
+              {"task_key", a.taskKey},       {"task_name", a.taskName},    {"verdict", a.verdict},
+              {"review", a.review},          {"suspicious", a.suspicious}};
     if (env) {
         meta["hardware"] = env->deviceName.empty() ? env->device : env->deviceName;
         meta["device"] = env->device;
     }
     if (e) {
-        meta["correctness_trials"] = QStringLiteral("(%1 / %2)").arg(e->trialsPassed).arg(e->trials).toStdString();
+        meta["correctness_trials"] =
+            QStringLiteral("(%1 / %2)").arg(e->trialsPassed).arg(e->trials).toStdString();
         if (e->maxAbsError)
             meta["max_difference"] = *e->maxAbsError;
     }
@@ -91,8 +80,7 @@ Json entry(const ReportData& data, const AttemptRecord& rec)
 }
 
 // Problem ids in numeric order where they are numbers, then the others byte-wise.
-bool problemLess(const QString& a, const QString& b)
-{
+bool problemLess(const QString& a, const QString& b) {
     bool aNum = false;
     bool bNum = false;
     const long long an = a.toLongLong(&aNum);
@@ -105,9 +93,9 @@ bool problemLess(const QString& a, const QString& b)
 }
 
 // model: empty for every model.
-Json levelJson(const ReportData& data, int level, const std::string& model = {})
-{
-    std::map<QString, std::vector<const AttemptRecord*>, decltype(&problemLess)> problems(&problemLess);
+Json levelJson(const ReportData& data, int level, const std::string& model = {}) {
+    std::map<QString, std::vector<const AttemptRecord*>, decltype(&problemLess)> problems(
+        &problemLess);
     for (const auto& rec : data.attempts) {
         if (rec.attempt.level == level && (model.empty() || rec.attempt.modelName == model))
             problems[kernelBenchProblemId(rec.attempt)].push_back(&rec);
@@ -124,16 +112,14 @@ Json levelJson(const ReportData& data, int level, const std::string& model = {})
 
 } // namespace
 
-QString kernelBenchProblemId(const db::AttemptRow& attempt)
-{
+QString kernelBenchProblemId(const db::AttemptRow& attempt) {
     static const QRegularExpression key(QStringLiteral(R"(^L\d+_(\d+)$)"));
     const QString k = QString::fromStdString(attempt.taskKey);
     const auto m = key.match(k);
     return m.hasMatch() ? m.captured(1) : k;
 }
 
-QByteArray kernelBenchEvalResults(const ReportData& data)
-{
+QByteArray kernelBenchEvalResults(const ReportData& data) {
     std::set<std::string> models;
     std::set<int> levels;
     for (const auto& rec : data.attempts) {
@@ -144,11 +130,12 @@ QByteArray kernelBenchEvalResults(const ReportData& data)
         QStringList names;
         for (const auto& m : models)
             names << QString::fromStdString(m);
-        throw engine::Error(QStringLiteral("the KernelBench format holds one model per file; "
-                                           "select one with --models, or give --out a folder (ending in '/') "
-                                           "for one runs/<model>_level<L>/eval_results.json per model and level "
-                                           "(models: %1)")
-                                .arg(names.join(QStringLiteral(", "))));
+        throw engine::Error(
+            QStringLiteral("the KernelBench format holds one model per file; "
+                           "select one with --models, or give --out a folder (ending in '/') "
+                           "for one runs/<model>_level<L>/eval_results.json per model and level "
+                           "(models: %1)")
+                .arg(names.join(QStringLiteral(", "))));
     }
     Json doc = Json::object();
     if (levels.size() == 1) {
@@ -157,11 +144,11 @@ QByteArray kernelBenchEvalResults(const ReportData& data)
         for (int level : levels)
             doc["level" + std::to_string(level)] = levelJson(data, level);
     }
-    return QByteArray::fromStdString(doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+    return QByteArray::fromStdString(doc.dump(2, ' ', false, Json::error_handler_t::replace) +
+                                     "\n");
 }
 
-QList<KernelBenchRunFile> kernelBenchRunFiles(const ReportData& data)
-{
+QList<KernelBenchRunFile> kernelBenchRunFiles(const ReportData& data) {
     std::map<std::string, std::set<int>> levelsByModel;
     for (const auto& rec : data.attempts)
         levelsByModel[rec.attempt.modelName].insert(rec.attempt.level);
@@ -183,15 +170,15 @@ QList<KernelBenchRunFile> kernelBenchRunFiles(const ReportData& data)
             f.model = QString::fromStdString(model);
             f.level = level;
             f.evalResults = QByteArray::fromStdString(
-                levelJson(data, level, model).dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+                levelJson(data, level, model).dump(2, ' ', false, Json::error_handler_t::replace) +
+                "\n");
             out << f;
         }
     }
     return out;
 }
 
-QByteArray kernelBenchRunIndex(const QList<KernelBenchRunFile>& files)
-{
+QByteArray kernelBenchRunIndex(const QList<KernelBenchRunFile>& files) {
     Json runs = Json::array();
     for (const auto& f : files) {
         const Json doc = Json::parse(f.evalResults.toStdString());
@@ -209,24 +196,26 @@ QByteArray kernelBenchRunIndex(const QList<KernelBenchRunFile>& files)
                      {"note", "one KernelBench run folder per model and level: "
                               "benchmark_eval_analysis.py run_name=<run_name> level=<level>"},
                      {"runs", runs}};
-    return QByteArray::fromStdString(index.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+    return QByteArray::fromStdString(index.dump(2, ' ', false, Json::error_handler_t::replace) +
+                                     "\n");
 }
 
-QString writeKernelBenchRuns(const QString& dir, const ReportData& data, QStringList* written)
-{
+QString writeKernelBenchRuns(const QString& dir, const ReportData& data, QStringList* written) {
     const QList<KernelBenchRunFile> files = kernelBenchRunFiles(data);
     if (files.isEmpty())
         return QStringLiteral("no attempt to export to '%1'").arg(dir);
     const QFileInfo info(dir);
     if (info.exists() && !info.isDir())
-        return QStringLiteral("cannot write KernelBench run folders into '%1': it is a file").arg(dir);
+        return QStringLiteral("cannot write KernelBench run folders into '%1': it is a file")
+            .arg(dir);
     // Never mixed with (or written over) results already there.
     QStringList paths{QStringLiteral("kbstudio_runs.json")};
     for (const auto& f : files)
         paths << f.runName;
     for (const auto& name : paths) {
         if (QFileInfo::exists(QDir(dir).filePath(name)))
-            return QStringLiteral("'%1' exists already; give --out an empty or new folder").arg(QDir(dir).filePath(name));
+            return QStringLiteral("'%1' exists already; give --out an empty or new folder")
+                .arg(QDir(dir).filePath(name));
     }
     if (!QDir().mkpath(dir))
         return QStringLiteral("cannot create the folder '%1'").arg(dir);
@@ -240,10 +229,13 @@ QString writeKernelBenchRuns(const QString& dir, const ReportData& data, QString
         const QString folder = QDir(dir).filePath(f.runName);
         if (!QDir().mkpath(folder))
             return QStringLiteral("cannot create the folder '%1'").arg(folder);
-        if (const QString error = write(QDir(folder).filePath(QStringLiteral("eval_results.json")), f.evalResults); !error.isEmpty())
+        if (const QString error =
+                write(QDir(folder).filePath(QStringLiteral("eval_results.json")), f.evalResults);
+            !error.isEmpty())
             return error;
     }
-    return write(QDir(dir).filePath(QStringLiteral("kbstudio_runs.json")), kernelBenchRunIndex(files));
+    return write(QDir(dir).filePath(QStringLiteral("kbstudio_runs.json")),
+                 kernelBenchRunIndex(files));
 }
 
 } // namespace kb::report

@@ -44,6 +44,7 @@ QByteArray kernelBenchRunIndex(const QList<KernelBenchRunFile>& files);
 // whole or not at all. dir is created when missing; a run folder there already is refused, as is
 // an empty snapshot. Returns an empty string on success, else a readable message; *written gets
 // the paths written.
-QString writeKernelBenchRuns(const QString& dir, const ReportData& data, QStringList* written = nullptr);
+QString writeKernelBenchRuns(const QString& dir, const ReportData& data,
+                             QStringList* written = nullptr);
 
 } // namespace kb::report

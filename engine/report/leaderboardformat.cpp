@@ -187,11 +187,12 @@ QString formatLeaderboardText(const Leaderboard& board) {
         rows.push_back(textRow(board, cell, anyWeight));
     }
     out += alignedTable(rows);
-    out += QStringLiteral("\nfast_p counts a speedup only when the lower bound of its 95% interval "
-                          "is above p (the speedup itself when it has no interval). Geomean "
-                          "intervals: percentile bootstrap over tasks (overall: within each level), "
-                          "2000 resamples, fixed seed. pass@k: unbiased estimator over the samples "
-                          "of each task.\n");
+    out +=
+        QStringLiteral("\nfast_p counts a speedup only when the lower bound of its 95% interval "
+                       "is above p (the speedup itself when it has no interval). Geomean "
+                       "intervals: percentile bootstrap over tasks (overall: within each level), "
+                       "2000 resamples, fixed seed. pass@k: unbiased estimator over the samples "
+                       "of each task.\n");
     return out;
 }
 

@@ -9,8 +9,7 @@ namespace kb::report {
 
 namespace {
 
-QString inlineMarkup(const QString& text)
-{
+QString inlineMarkup(const QString& text) {
     static const QRegularExpression code(QStringLiteral("`([^`]+)`"));
     static const QRegularExpression bold(QStringLiteral(R"(\*\*(\S(?:[^*]*\S)?)\*\*)"));
     static const QRegularExpression italic(QStringLiteral(R"(\*(\S(?:[^*]*\S)?)\*)"));
@@ -23,8 +22,7 @@ QString inlineMarkup(const QString& text)
 
 } // namespace
 
-QString markdownToXhtml(const QString& markdown)
-{
+QString markdownToXhtml(const QString& markdown) {
     QString out;
     QStringList paragraph;
     QStringList items;
@@ -33,8 +31,8 @@ QString markdownToXhtml(const QString& markdown)
 
     auto flushParagraph = [&] {
         if (!paragraph.isEmpty())
-            out += QStringLiteral("<p>") + inlineMarkup(paragraph.join(QLatin1Char(' ')))
-                   + QStringLiteral("</p>\n");
+            out += QStringLiteral("<p>") + inlineMarkup(paragraph.join(QLatin1Char(' '))) +
+                   QStringLiteral("</p>\n");
         paragraph.clear();
     };
     auto flushItem = [&] {

@@ -2,12 +2,10 @@
 // The paired comparison of two models in the reports: which two models are compared, the
 // comparison itself (engine/metrics/paired) and its Markdown and XHTML renderings.
 
+#include "../metrics/paired.h"
 #include "reportdata.h"
 
-#include "../metrics/paired.h"
-
 #include <QString>
-
 #include <optional>
 #include <utility>
 #include <vector>

@@ -20,8 +20,7 @@ namespace kb::report {
 
 namespace {
 
-QImage rasterise(const ReportPlot& plot)
-{
+QImage rasterise(const ReportPlot& plot) {
     // Twice the nominal size keeps lines sharp; the <img> size attributes set the printed size.
     QImage image(plot.width * 2, plot.height * 2, QImage::Format_ARGB32_Premultiplied);
     image.fill(Qt::white);
@@ -31,16 +30,16 @@ QImage rasterise(const ReportPlot& plot)
     QSvgRenderer renderer(plot.svg.toUtf8());
     renderer.render(&painter);
 #else
-    painter.drawText(image.rect(), Qt::AlignCenter,
-                     QStringLiteral("%1\n(chart not available: built without Qt SVG)").arg(plot.caption));
+    painter.drawText(
+        image.rect(), Qt::AlignCenter,
+        QStringLiteral("%1\n(chart not available: built without Qt SVG)").arg(plot.caption));
 #endif
     return image;
 }
 
 } // namespace
 
-QByteArray renderPdfReport(const ReportData& data, const HtmlOptions& options)
-{
+QByteArray renderPdfReport(const ReportData& data, const HtmlOptions& options) {
     HtmlOptions pdfOptions = options;
     pdfOptions.imagePlaceholders = true;
     QTextDocument document;
@@ -64,8 +63,7 @@ QByteArray renderPdfReport(const ReportData& data, const HtmlOptions& options)
     return bytes;
 }
 
-QString writePdfReport(const ReportData& data, const QString& path, const HtmlOptions& options)
-{
+QString writePdfReport(const ReportData& data, const QString& path, const HtmlOptions& options) {
     if (!qobject_cast<QGuiApplication*>(QCoreApplication::instance()))
         return QStringLiteral("the PDF report needs a QGuiApplication");
     return writeFileAtomically(path, renderPdfReport(data, options));

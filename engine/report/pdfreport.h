@@ -15,6 +15,7 @@ namespace kb::report {
 QByteArray renderPdfReport(const ReportData& data, const HtmlOptions& options = {});
 
 // Renders and writes atomically; returns an empty string or a readable error.
-QString writePdfReport(const ReportData& data, const QString& path, const HtmlOptions& options = {});
+QString writePdfReport(const ReportData& data, const QString& path,
+                       const HtmlOptions& options = {});
 
 } // namespace kb::report

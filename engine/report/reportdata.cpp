@@ -1,16 +1,13 @@
 #include "reportdata.h"
 
-#include "pairedsection.h"
-
 #include "analysis/outcomes.h"
 #include "core/error.h"
-
 #include "db/runrepository.h"
 #include "db/sqlite.h"
+#include "pairedsection.h"
 
 #include <QJsonDocument>
 #include <QUrl>
-
 #include <algorithm>
 #include <set>
 
@@ -18,16 +15,14 @@ namespace kb::report {
 
 namespace {
 
-QString joinNames(const std::set<std::string>& names)
-{
+QString joinNames(const std::set<std::string>& names) {
     QStringList list;
     for (const auto& n : names)
         list << QString::fromStdString(n);
     return list.isEmpty() ? QStringLiteral("none") : list.join(QStringLiteral(", "));
 }
 
-void validateFilter(const ExportFilter& filter, const std::vector<db::AttemptRow>& all)
-{
+void validateFilter(const ExportFilter& filter, const std::vector<db::AttemptRow>& all) {
     std::set<std::string> models;
     for (const auto& a : all)
         models.insert(a.modelName);
@@ -41,17 +36,20 @@ void validateFilter(const ExportFilter& filter, const std::vector<db::AttemptRow
     }
     for (int level : filter.levels) {
         if (level < 1 || level > 4)
-            throw engine::Error(QStringLiteral("level %1 does not exist; levels are 1 to 4").arg(level));
+            throw engine::Error(
+                QStringLiteral("level %1 does not exist; levels are 1 to 4").arg(level));
     }
     if (!filter.compare.isEmpty()) {
         if (filter.compare.size() != 2 || filter.compare.at(0) == filter.compare.at(1))
-            throw engine::Error(QStringLiteral("compare takes two different models, e.g. model-a,model-b"));
+            throw engine::Error(
+                QStringLiteral("compare takes two different models, e.g. model-a,model-b"));
         for (const auto& m : filter.compare) {
             if (!models.count(m.toStdString()))
                 throw engine::Error(QStringLiteral("no model '%1' has attempts in %2 (models: %3)")
                                         .arg(m, scope, joinNames(models)));
             if (!filter.models.isEmpty() && !filter.models.contains(m))
-                throw engine::Error(QStringLiteral("model '%1' is compared but not selected").arg(m));
+                throw engine::Error(
+                    QStringLiteral("model '%1' is compared but not selected").arg(m));
         }
     }
     const QStringList known = storedVerdictNames();
@@ -63,14 +61,13 @@ void validateFilter(const ExportFilter& filter, const std::vector<db::AttemptRow
     }
 }
 
-bool selected(const ExportFilter& filter, const db::AttemptRow& a)
-{
-    return (filter.models.isEmpty() || filter.models.contains(QString::fromStdString(a.modelName)))
-           && (filter.levels.isEmpty() || filter.levels.contains(a.level));
+bool selected(const ExportFilter& filter, const db::AttemptRow& a) {
+    return (filter.models.isEmpty() ||
+            filter.models.contains(QString::fromStdString(a.modelName))) &&
+           (filter.levels.isEmpty() || filter.levels.contains(a.level));
 }
 
-std::map<db::Id, EvaluationSummary> loadEvaluations(db::Connection& conn, db::Id runId)
-{
+std::map<db::Id, EvaluationSummary> loadEvaluations(db::Connection& conn, db::Id runId) {
     std::map<db::Id, EvaluationSummary> out; // by attempt id
     db::Statement q(conn,
                     "SELECT e.id, e.attempt_id, e.environment_id, e.correctness_passed, e.trials, "
@@ -103,8 +100,7 @@ std::map<db::Id, EvaluationSummary> loadEvaluations(db::Connection& conn, db::Id
 }
 
 void loadTiming(db::Connection& conn, db::Id runId, bool samples,
-                std::map<db::Id, EvaluationSummary>& byAttempt)
-{
+                std::map<db::Id, EvaluationSummary>& byAttempt) {
     std::map<db::Id, EvaluationSummary*> byEvaluation;
     for (auto& [attemptId, e] : byAttempt)
         byEvaluation[e.id] = &e;
@@ -151,8 +147,7 @@ void loadTiming(db::Connection& conn, db::Id runId, bool samples,
     }
 }
 
-std::map<db::Id, std::vector<db::FindingRow>> loadFindings(db::Connection& conn, db::Id runId)
-{
+std::map<db::Id, std::vector<db::FindingRow>> loadFindings(db::Connection& conn, db::Id runId) {
     std::map<db::Id, std::vector<db::FindingRow>> out;
     db::Statement q(conn, "SELECT f.attempt_id, f.rule, f.severity, f.location, f.message "
                           "FROM findings f JOIN attempts a ON a.id = f.attempt_id "
@@ -163,26 +158,26 @@ std::map<db::Id, std::vector<db::FindingRow>> loadFindings(db::Connection& conn,
     return out;
 }
 
-QString hostOf(const std::string& baseUrl)
-{
+QString hostOf(const std::string& baseUrl) {
     const QUrl url(QString::fromStdString(baseUrl));
     if (url.host().isEmpty())
         return {};
-    return url.port() > 0 ? url.host() + QLatin1Char(':') + QString::number(url.port()) : url.host();
+    return url.port() > 0 ? url.host() + QLatin1Char(':') + QString::number(url.port())
+                          : url.host();
 }
 
-std::map<db::Id, AttemptUsage> loadUsage(db::Connection& conn, db::Id runId)
-{
+std::map<db::Id, AttemptUsage> loadUsage(db::Connection& conn, db::Id runId) {
     std::map<db::Id, AttemptUsage> out;
-    db::Statement q(conn, "SELECT a.id, p.name, p.kind, p.base_url, "
-                          "(SELECT sum(cost_usd) FROM turns WHERE attempt_id = a.id), "
-                          "(SELECT coalesce(sum(cache_read_tokens), 0) FROM turns WHERE attempt_id = a.id), "
-                          "(SELECT coalesce(sum(cache_write_tokens), 0) FROM turns WHERE attempt_id = a.id), "
-                          "(SELECT coalesce(sum(latency_ms), 0) FROM turns WHERE attempt_id = a.id), "
-                          "(SELECT count(*) FROM turns WHERE attempt_id = a.id AND (latency_ms > 0 "
-                          "OR input_tokens > 0 OR output_tokens > 0)) "
-                          "FROM attempts a JOIN models m ON m.id = a.model_id "
-                          "JOIN providers p ON p.id = m.provider_id WHERE ?1 = 0 OR a.run_id = ?1");
+    db::Statement q(
+        conn, "SELECT a.id, p.name, p.kind, p.base_url, "
+              "(SELECT sum(cost_usd) FROM turns WHERE attempt_id = a.id), "
+              "(SELECT coalesce(sum(cache_read_tokens), 0) FROM turns WHERE attempt_id = a.id), "
+              "(SELECT coalesce(sum(cache_write_tokens), 0) FROM turns WHERE attempt_id = a.id), "
+              "(SELECT coalesce(sum(latency_ms), 0) FROM turns WHERE attempt_id = a.id), "
+              "(SELECT count(*) FROM turns WHERE attempt_id = a.id AND (latency_ms > 0 "
+              "OR input_tokens > 0 OR output_tokens > 0)) "
+              "FROM attempts a JOIN models m ON m.id = a.model_id "
+              "JOIN providers p ON p.id = m.provider_id WHERE ?1 = 0 OR a.run_id = ?1");
     q.bind(1, runId);
     while (q.step()) {
         AttemptUsage u;
@@ -199,8 +194,8 @@ std::map<db::Id, AttemptUsage> loadUsage(db::Connection& conn, db::Id runId)
     return out;
 }
 
-std::vector<db::EnvironmentRow> loadEnvironments(db::Connection& conn, const std::set<db::Id>& ids)
-{
+std::vector<db::EnvironmentRow> loadEnvironments(db::Connection& conn,
+                                                 const std::set<db::Id>& ids) {
     std::vector<db::EnvironmentRow> out;
     db::Statement q(conn, "SELECT id, fingerprint, device, device_name, torch, python, cuda, "
                           "driver, details_json FROM environments ORDER BY id");
@@ -215,25 +210,23 @@ std::vector<db::EnvironmentRow> loadEnvironments(db::Connection& conn, const std
 
 } // namespace
 
-QStringList storedVerdictNames()
-{
-    return {QStringLiteral("pending"),       QStringLiteral("correct"),
-            QStringLiteral("incorrect"),     QStringLiteral("build_error"),
-            QStringLiteral("runtime_error"), QStringLiteral("timeout"),
-            QStringLiteral("rejected"),      QStringLiteral("invalid_candidate"),
-            QStringLiteral("no_candidate"),  QStringLiteral("harness_error"),
+QStringList storedVerdictNames() {
+    return {QStringLiteral("pending"),        QStringLiteral("correct"),
+            QStringLiteral("incorrect"),      QStringLiteral("build_error"),
+            QStringLiteral("runtime_error"),  QStringLiteral("timeout"),
+            QStringLiteral("rejected"),       QStringLiteral("invalid_candidate"),
+            QStringLiteral("no_candidate"),   QStringLiteral("harness_error"),
             QStringLiteral("provider_error"), QStringLiteral("infra_error")};
 }
 
-QJsonObject publicRunSettings(const db::RunRow& run)
-{
-    QJsonObject settings = QJsonDocument::fromJson(QByteArray::fromStdString(run.settingsJson)).object();
+QJsonObject publicRunSettings(const db::RunRow& run) {
+    QJsonObject settings =
+        QJsonDocument::fromJson(QByteArray::fromStdString(run.settingsJson)).object();
     settings.remove(QStringLiteral("seed"));
     return settings;
 }
 
-const db::EnvironmentRow* ReportData::environment(db::Id id) const
-{
+const db::EnvironmentRow* ReportData::environment(db::Id id) const {
     for (const auto& e : environments) {
         if (e.id == id)
             return &e;
@@ -241,8 +234,7 @@ const db::EnvironmentRow* ReportData::environment(db::Id id) const
     return nullptr;
 }
 
-const AttemptRecord* ReportData::attemptById(db::Id id) const
-{
+const AttemptRecord* ReportData::attemptById(db::Id id) const {
     for (const auto& a : attempts) {
         if (a.attempt.id == id)
             return &a;
@@ -251,8 +243,7 @@ const AttemptRecord* ReportData::attemptById(db::Id id) const
 }
 
 ReportData loadReportData(db::Connection& conn, const ExportFilter& filter,
-                          const LoadOptions& options)
-{
+                          const LoadOptions& options) {
     db::RunRepository runs(conn);
     ReportData data;
     data.filter = filter;
@@ -298,8 +289,8 @@ ReportData loadReportData(db::Connection& conn, const ExportFilter& filter,
             used.inputTokens = a.inputTokens;
             used.outputTokens = a.outputTokens;
         }
-        const bool matches = filter.verdicts.isEmpty()
-                             || filter.verdicts.contains(QString::fromStdString(a.verdict));
+        const bool matches = filter.verdicts.isEmpty() ||
+                             filter.verdicts.contains(QString::fromStdString(a.verdict));
         data.attemptsByTask[{a.modelName, a.level, a.taskKey}].push_back(
             {a.id, a.sampleIndex, a.verdict, matches});
         if (!matches)

@@ -6,14 +6,12 @@
 #include "../metrics/leaderboard.h"
 #include "../metrics/outcome.h"
 #include "../metrics/paired.h"
-
 #include "db/records.h"
 
 #include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <QStringList>
-
 #include <map>
 #include <optional>
 #include <string>
@@ -98,8 +96,8 @@ struct TaskAttemptRef {
 
 struct ReportData {
     ExportFilter filter;
-    std::vector<db::RunRow> runs;           // the runs the snapshot covers, by id
-    std::vector<AttemptRecord> attempts;    // model/level/verdict filtered, in export order
+    std::vector<db::RunRow> runs;                 // the runs the snapshot covers, by id
+    std::vector<AttemptRecord> attempts;          // model/level/verdict filtered, in export order
     std::vector<db::EnvironmentRow> environments; // used by the attempts, by id
     // Metrics are computed over every attempt of the selected models and levels; the verdict
     // filter selects rows only (a verdict filter would falsify every rate).

@@ -8,7 +8,6 @@
 #include <QJsonObject>
 #include <QList>
 #include <QString>
-
 #include <vector>
 
 namespace kb::report {
@@ -21,7 +20,8 @@ struct SettingsFact {
 
 // From a run's stored settings JSON (runs.settings_json) and its mode; values absent from older
 // runs read as the defaults the engine applies to them.
-QList<SettingsFact> runSettingsFacts(const QJsonObject& settings, const QString& mode = QStringLiteral("one-shot"));
+QList<SettingsFact> runSettingsFacts(const QJsonObject& settings,
+                                     const QString& mode = QStringLiteral("one-shot"));
 QList<SettingsFact> runSettingsFacts(const db::RunRow& run);
 // The value of one fact by key; empty when there is none.
 QString settingsFact(const QList<SettingsFact>& facts, const QString& key);

@@ -1,11 +1,9 @@
 #include "svgplot.h"
 
+#include "metrics/stats.h"
 #include "textformat.h"
 
-#include "metrics/stats.h"
-
 #include <QStringList>
-
 #include <algorithm>
 #include <cmath>
 
@@ -18,13 +16,11 @@ constexpr double kRight = 16;
 constexpr double kTop = 30;
 constexpr double kBottom = 44;
 
-QString n(double v)
-{
+QString n(double v) {
     return QString::number(v, 'f', 1);
 }
 
-QString header(const QString& title, int width, int height)
-{
+QString header(const QString& title, int width, int height) {
     return QStringLiteral("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%1\" height=\"%2\" "
                           "viewBox=\"0 0 %1 %2\" role=\"img\" font-family=\"sans-serif\" "
                           "font-size=\"11\"><title>%3</title>"
@@ -36,29 +32,26 @@ QString header(const QString& title, int width, int height)
 }
 
 QString text(double x, double y, const QString& s, const QString& anchor = QStringLiteral("middle"),
-             const QString& extra = QString())
-{
+             const QString& extra = QString()) {
     return QStringLiteral("<text x=\"%1\" y=\"%2\" text-anchor=\"%3\"%4>%5</text>")
         .arg(n(x), n(y), anchor, extra, xmlEscape(s));
 }
 
-QString line(double x1, double y1, double x2, double y2, const QString& style)
-{
+QString line(double x1, double y1, double x2, double y2, const QString& style) {
     return QStringLiteral("<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%4\" %5/>")
         .arg(n(x1), n(y1), n(x2), n(y2), style);
 }
 
-QString speedupLabel(int exponent)
-{
+QString speedupLabel(int exponent) {
     if (exponent >= 0)
         return QString::number(std::ldexp(1.0, exponent), 'g', 6) + QLatin1Char('x');
-    return QStringLiteral("1/") + QString::number(std::ldexp(1.0, -exponent), 'g', 6) + QLatin1Char('x');
+    return QStringLiteral("1/") + QString::number(std::ldexp(1.0, -exponent), 'g', 6) +
+           QLatin1Char('x');
 }
 
 } // namespace
 
-QString seriesColor(int index)
-{
+QString seriesColor(int index) {
     static const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                            "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
     constexpr int size = static_cast<int>(sizeof(kPalette) / sizeof(kPalette[0]));
@@ -66,8 +59,7 @@ QString seriesColor(int index)
 }
 
 QString speedupDistributionSvg(const QString& title, const std::vector<SpeedupGroup>& groups,
-                               int width, int height)
-{
+                               int width, int height) {
     QString svg = header(title, width, height);
     const double plotW = width - kLeft - kRight;
     const double plotH = height - kTop - kBottom;
@@ -115,9 +107,9 @@ QString speedupDistributionSvg(const QString& title, const std::vector<SpeedupGr
                 QStringLiteral(" transform=\"rotate(-90 14 %1)\"").arg(n(kTop + plotH / 2)));
 
     if (!any) {
-        svg += text(kLeft + plotW / 2, kTop + plotH / 2 - 8,
-                    QStringLiteral("no correct, timed tasks"), QStringLiteral("middle"),
-                    QStringLiteral(" fill=\"#666666\""));
+        svg +=
+            text(kLeft + plotW / 2, kTop + plotH / 2 - 8, QStringLiteral("no correct, timed tasks"),
+                 QStringLiteral("middle"), QStringLiteral(" fill=\"#666666\""));
     }
     const double slot = groups.empty() ? plotW : plotW / static_cast<double>(groups.size());
     for (size_t i = 0; i < groups.size(); ++i) {
@@ -133,8 +125,8 @@ QString speedupDistributionSvg(const QString& title, const std::vector<SpeedupGr
         const double q1 = *metrics::quantile(l, 0.25);
         const double q2 = *metrics::quantile(l, 0.5);
         const double q3 = *metrics::quantile(l, 0.75);
-        svg += line(cx, yOf(l.front()), cx, yOf(l.back()),
-                    QStringLiteral("stroke=\"%1\"").arg(color));
+        svg +=
+            line(cx, yOf(l.front()), cx, yOf(l.back()), QStringLiteral("stroke=\"%1\"").arg(color));
         svg += QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" fill=\"%5\" "
                               "fill-opacity=\"0.25\" stroke=\"%5\"/>")
                    .arg(n(cx - boxW / 2), n(yOf(q3)), n(boxW), n(std::max(1.0, yOf(q1) - yOf(q3))),
@@ -152,8 +144,8 @@ QString speedupDistributionSvg(const QString& title, const std::vector<SpeedupGr
     return svg;
 }
 
-QString fastPCurveSvg(const QString& title, const std::vector<Curve>& curves, int width, int height)
-{
+QString fastPCurveSvg(const QString& title, const std::vector<Curve>& curves, int width,
+                      int height) {
     QString svg = header(title, width, height);
     const double plotW = width - kLeft - kRight - 120; // legend on the right
     const double plotH = height - kTop - kBottom;
@@ -173,7 +165,8 @@ QString fastPCurveSvg(const QString& title, const std::vector<Curve>& curves, in
     for (int pct = 0; pct <= 100; pct += 25) {
         const double y = yOf(pct / 100.0);
         svg += line(kLeft - 4, y, kLeft + plotW, y, QStringLiteral("stroke=\"#e5e5e5\""));
-        svg += text(kLeft - 6, y + 4, QString::number(pct) + QLatin1Char('%'), QStringLiteral("end"));
+        svg +=
+            text(kLeft - 6, y + 4, QString::number(pct) + QLatin1Char('%'), QStringLiteral("end"));
     }
     const int xTicks = static_cast<int>(std::floor(xMax * 2));
     for (int t = 0; t <= xTicks; ++t) {
@@ -184,7 +177,8 @@ QString fastPCurveSvg(const QString& title, const std::vector<Curve>& curves, in
     if (xMax >= 1)
         svg += line(xOf(1), kTop, xOf(1), kTop + plotH,
                     QStringLiteral("stroke=\"#333333\" stroke-dasharray=\"2,3\" class=\"one-x\""));
-    svg += text(kLeft + plotW / 2, kTop + plotH + 32, QStringLiteral("speedup threshold p (vs eager)"));
+    svg += text(kLeft + plotW / 2, kTop + plotH + 32,
+                QStringLiteral("speedup threshold p (vs eager)"));
     svg += text(14, kTop + plotH / 2, QStringLiteral("fast_p"), QStringLiteral("middle"),
                 QStringLiteral(" transform=\"rotate(-90 14 %1)\"").arg(n(kTop + plotH / 2)));
 
@@ -200,7 +194,8 @@ QString fastPCurveSvg(const QString& title, const std::vector<Curve>& curves, in
         }
         const double ly = kTop + 10 + 16 * static_cast<double>(i);
         const double lx = kLeft + plotW + 12;
-        svg += line(lx, ly, lx + 18, ly, QStringLiteral("stroke=\"%1\" stroke-width=\"2\"").arg(color));
+        svg += line(lx, ly, lx + 18, ly,
+                    QStringLiteral("stroke=\"%1\" stroke-width=\"2\"").arg(color));
         svg += text(lx + 24, ly + 4, curves[i].label, QStringLiteral("start"));
     }
     svg += QStringLiteral("</svg>");

@@ -3,7 +3,6 @@
 // the engine stays Core-only. Every chart is deterministic for the same input.
 
 #include <QString>
-
 #include <utility>
 #include <vector>
 
@@ -13,8 +12,8 @@ namespace kb::report {
 QString seriesColor(int index);
 
 struct SpeedupGroup {
-    QString label;               // model name
-    std::vector<double> values;  // speedups (> 0); others are ignored
+    QString label;              // model name
+    std::vector<double> values; // speedups (> 0); others are ignored
 };
 
 // Box plots (quartiles by linear interpolation, whiskers at min and max) with every value as a

@@ -2,7 +2,6 @@
 // Text helpers shared by the exporters: locale-independent numbers and escaping.
 
 #include <QString>
-
 #include <optional>
 
 namespace kb::report {

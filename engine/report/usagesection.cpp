@@ -8,23 +8,19 @@ namespace kb::report {
 
 namespace {
 
-QString q(const std::string& s)
-{
+QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QString latency(std::optional<double> ms)
-{
+QString latency(std::optional<double> ms) {
     return ms ? QString::number(*ms, 'f', 0) + QStringLiteral(" ms") : QStringLiteral("n/a");
 }
 
-QString listOr(const QStringList& items, const QString& none)
-{
+QString listOr(const QStringList& items, const QString& none) {
     return items.isEmpty() ? none : items.join(QStringLiteral(", "));
 }
 
-QStringList rowOf(const ModelUsage& u)
-{
+QStringList rowOf(const ModelUsage& u) {
     return {q(u.model),
             listOr(u.providers, QStringLiteral("-")),
             listOr(u.hosts, QStringLiteral("local")),
@@ -38,12 +34,11 @@ QStringList rowOf(const ModelUsage& u)
             latency(u.meanLatencyMs())};
 }
 
-const QStringList kHeader{QStringLiteral("Model"),         QStringLiteral("Provider"),
-                          QStringLiteral("Host"),          QStringLiteral("Attempts"),
-                          QStringLiteral("Calls"),         QStringLiteral("Input tokens"),
-                          QStringLiteral("Output tokens"), QStringLiteral("Cache read"),
-                          QStringLiteral("Cache write"),   QStringLiteral("Cost"),
-                          QStringLiteral("Mean latency")};
+const QStringList kHeader{
+    QStringLiteral("Model"),         QStringLiteral("Provider"),    QStringLiteral("Host"),
+    QStringLiteral("Attempts"),      QStringLiteral("Calls"),       QStringLiteral("Input tokens"),
+    QStringLiteral("Output tokens"), QStringLiteral("Cache read"),  QStringLiteral("Cache write"),
+    QStringLiteral("Cost"),          QStringLiteral("Mean latency")};
 
 const QString kNote = QStringLiteral(
     "Sums over every attempt of the selection. Cost is the providers' token prices applied to "
@@ -53,20 +48,19 @@ const QString kNote = QStringLiteral(
 
 } // namespace
 
-QString formatCost(std::optional<double> costUsd)
-{
+QString formatCost(std::optional<double> costUsd) {
     if (!costUsd)
         return QStringLiteral("not priced");
     return QStringLiteral("$") + QString::number(*costUsd, 'f', *costUsd < 1.0 ? 4 : 2);
 }
 
-std::vector<ModelUsage> modelUsage(const ReportData& data)
-{
+std::vector<ModelUsage> modelUsage(const ReportData& data) {
     std::map<std::string, ModelUsage> byModel;
     for (const auto& [id, a] : data.usageByAttempt) {
         ModelUsage& u = byModel[a.model];
         u.model = a.model;
-        const QString provider = q(a.provider) + QStringLiteral(" (") + q(a.providerKind) + QLatin1Char(')');
+        const QString provider =
+            q(a.provider) + QStringLiteral(" (") + q(a.providerKind) + QLatin1Char(')');
         if (!u.providers.contains(provider))
             u.providers << provider;
         if (!a.baseUrlHost.empty() && !u.hosts.contains(q(a.baseUrlHost)))
@@ -92,13 +86,12 @@ std::vector<ModelUsage> modelUsage(const ReportData& data)
     return out;
 }
 
-QString usageMarkdown(const ReportData& data)
-{
+QString usageMarkdown(const ReportData& data) {
     const auto usage = modelUsage(data);
     if (usage.empty())
         return {};
-    QString out = QStringLiteral("## Cost and usage\n\n| ") + kHeader.join(QStringLiteral(" | "))
-                  + QStringLiteral(" |\n| :-- | :-- | :-- |");
+    QString out = QStringLiteral("## Cost and usage\n\n| ") + kHeader.join(QStringLiteral(" | ")) +
+                  QStringLiteral(" |\n| :-- | :-- | :-- |");
     for (qsizetype i = 3; i < kHeader.size(); ++i)
         out += QStringLiteral(" --: |");
     out += QLatin1Char('\n');
@@ -111,8 +104,7 @@ QString usageMarkdown(const ReportData& data)
     return out + QLatin1Char('\n') + kNote + QLatin1Char('\n');
 }
 
-QString usageXhtmlSection(const ReportData& data)
-{
+QString usageXhtmlSection(const ReportData& data) {
     const auto usage = modelUsage(data);
     QString out = QStringLiteral("<section id=\"usage\">\n<h2>Cost and usage</h2>\n");
     if (usage.empty())
@@ -125,11 +117,12 @@ QString usageXhtmlSection(const ReportData& data)
         const QStringList cells = rowOf(u);
         out += QStringLiteral("<tr>");
         for (qsizetype i = 0; i < cells.size(); ++i)
-            out += (i < 3 ? QStringLiteral("<td>") : QStringLiteral("<td class=\"num\">"))
-                   + xmlEscape(cells[i]) + QStringLiteral("</td>");
+            out += (i < 3 ? QStringLiteral("<td>") : QStringLiteral("<td class=\"num\">")) +
+                   xmlEscape(cells[i]) + QStringLiteral("</td>");
         out += QStringLiteral("</tr>\n");
     }
-    return out + QStringLiteral("</table>\n<p>") + xmlEscape(kNote) + QStringLiteral("</p>\n</section>\n");
+    return out + QStringLiteral("</table>\n<p>") + xmlEscape(kNote) +
+           QStringLiteral("</p>\n</section>\n");
 }
 
 } // namespace kb::report

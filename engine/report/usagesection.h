@@ -6,7 +6,6 @@
 #include "reportdata.h"
 
 #include <QString>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,8 +25,7 @@ struct ModelUsage {
     std::optional<double> costUsd; // nullopt when no attempt was priced
     int pricedAttempts = 0;
     double latencyMs = 0;
-    std::optional<double> meanLatencyMs() const
-    {
+    std::optional<double> meanLatencyMs() const {
         return calls > 0 ? std::optional<double>(latencyMs / calls) : std::nullopt;
     }
 };

@@ -9,7 +9,6 @@
 
 #include <QHash>
 #include <QString>
-
 #include <optional>
 
 namespace kb::engine {
@@ -43,7 +42,8 @@ public:
     void reset() { m_streak.clear(); }
     void noteAnswer(const QString& model) { m_streak.remove(model); }
     // The reason to stop the run, once the limit is reached.
-    std::optional<QString> noteFailure(const QString& model, int httpStatus, const QString& message);
+    std::optional<QString> noteFailure(const QString& model, int httpStatus,
+                                       const QString& message);
     static bool isRequestRefusal(int httpStatus);
 
 private:

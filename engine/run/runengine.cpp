@@ -3,33 +3,32 @@
 #include "core/error.h"
 #include "core/hashing.h"
 #include "core/paths.h"
-#include "eval/harnessprocess.h"
-#include "eval/resultparser.h"
-#include "run/faults.h"
-#include "run/infrafaults.h"
-#include "providers/redaction.h"
-#include "scheduler/enginepresence.h"
-#include "scheduler/executor.h"
-#include "scheduler/harnessretry.h"
-#include "scheduler/slurmexecutor.h"
-#include "generation/feedback.h"
-#include "generation/generationsettings.h"
-#include "generation/providerclients.h"
-#include "generation/sessionfactory.h"
-#include "generation/modelreference.h"
-#include "imports/candidateimport.h"
-#include "imports/importedsession.h"
-#include "providers/requestoptions.h"
-#include "providers/demoprovider.h"
-#include "providers/prompt.h"
-#include "suites/suiteimporter.h"
-#include "suites/suiteloader.h"
-
 #include "db/catalogrepository.h"
 #include "db/evaluationrepository.h"
 #include "db/leaserepository.h"
 #include "db/queuerepository.h"
 #include "db/runrepository.h"
+#include "eval/harnessprocess.h"
+#include "eval/resultparser.h"
+#include "generation/feedback.h"
+#include "generation/generationsettings.h"
+#include "generation/modelreference.h"
+#include "generation/providerclients.h"
+#include "generation/sessionfactory.h"
+#include "imports/candidateimport.h"
+#include "imports/importedsession.h"
+#include "providers/demoprovider.h"
+#include "providers/prompt.h"
+#include "providers/redaction.h"
+#include "providers/requestoptions.h"
+#include "run/faults.h"
+#include "run/infrafaults.h"
+#include "scheduler/enginepresence.h"
+#include "scheduler/executor.h"
+#include "scheduler/harnessretry.h"
+#include "scheduler/slurmexecutor.h"
+#include "suites/suiteimporter.h"
+#include "suites/suiteloader.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -66,21 +65,18 @@ struct RunEngine::GenerationBackend {
 };
 
 namespace {
-QString toQ(const std::string& s)
-{
+QString toQ(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-bool writeFile(const QString& path, const QByteArray& bytes)
-{
+bool writeFile(const QString& path, const QByteArray& bytes) {
     QFile f(path);
     return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
 }
 } // namespace
 
 RunEngine::RunEngine(const QString& dbPath, QObject* parent)
-    : QObject(parent)
-{
+    : QObject(parent) {
     qRegisterMetaType<kb::engine::RunProgress>();
     qRegisterMetaType<kb::engine::AttemptResult>();
     const QFileInfo info(dbPath);
@@ -94,11 +90,11 @@ RunEngine::RunEngine(const QString& dbPath, QObject* parent)
     } catch (const db::Error& e) {
         throw Error(QString::fromUtf8(e.what()));
     }
-    m_workRoot = info.absolutePath() + QLatin1Char('/') + info.completeBaseName() + QStringLiteral(".work");
+    m_workRoot =
+        info.absolutePath() + QLatin1Char('/') + info.completeBaseName() + QStringLiteral(".work");
 }
 
-RunEngine::~RunEngine()
-{
+RunEngine::~RunEngine() {
     shutdownScheduling();
     for (const auto& job : std::as_const(m_inFlight)) {
         if (job->process)
@@ -106,8 +102,7 @@ RunEngine::~RunEngine()
     }
 }
 
-void RunEngine::ensureDemoCatalog()
-{
+void RunEngine::ensureDemoCatalog() {
     auto& conn = m_db->connection();
     DemoProvider demo(demoDir());
     db::Transaction tx(conn);
@@ -128,8 +123,7 @@ void RunEngine::ensureDemoCatalog()
     tx.commit();
 }
 
-db::Id RunEngine::createRun(const RunSpec& spec)
-{
+db::Id RunEngine::createRun(const RunSpec& spec) {
     auto& conn = m_db->connection();
     db::CatalogRepository catalog(conn);
     const auto suite = catalog.suiteByName(spec.suite.toStdString());
@@ -139,7 +133,8 @@ db::Id RunEngine::createRun(const RunSpec& spec)
     for (const auto& name : spec.models) {
         const db::ModelRow model = resolveModelReference(catalog, name); // throws Error
         if (spec.generation.temperature) {
-            const QString bad = checkTemperature(toQ(model.providerKind), *spec.generation.temperature);
+            const QString bad =
+                checkTemperature(toQ(model.providerKind), *spec.generation.temperature);
             if (!bad.isEmpty() && isChatProviderKind(toQ(model.providerKind)))
                 throw Error(QStringLiteral("model %1: %2").arg(name, bad));
         }
@@ -156,7 +151,8 @@ db::Id RunEngine::createRun(const RunSpec& spec)
         taskIds.push_back(t.id);
     }
     if (taskIds.empty())
-        throw Error(QStringLiteral("the task selection matches no task of suite '%1'").arg(spec.suite));
+        throw Error(
+            QStringLiteral("the task selection matches no task of suite '%1'").arg(spec.suite));
     if (spec.samples < 1)
         throw Error(QStringLiteral("samples per task must be at least 1"));
 
@@ -165,10 +161,12 @@ db::Id RunEngine::createRun(const RunSpec& spec)
         settings.seed = QRandomGenerator::system()->generate64();
     QJsonObject json = settings.toJson();
     json.insert(QStringLiteral("samples"), spec.samples);
-    json.insert(QStringLiteral("generation"), resolveGenerationSettings(spec.mode, spec.generation, spec.suite).toJson());
+    json.insert(QStringLiteral("generation"),
+                resolveGenerationSettings(spec.mode, spec.generation, spec.suite).toJson());
     db::RunRow run;
-    run.name = (spec.name.isEmpty() ? spec.suite + QStringLiteral(" / ") + spec.models.join(QStringLiteral(", "))
-                                    : spec.name)
+    run.name = (spec.name.isEmpty()
+                    ? spec.suite + QStringLiteral(" / ") + spec.models.join(QStringLiteral(", "))
+                    : spec.name)
                    .toStdString();
     run.suiteId = suite->id;
     run.mode = spec.mode.toStdString();
@@ -176,14 +174,12 @@ db::Id RunEngine::createRun(const RunSpec& spec)
     return db::RunRepository(conn).createRun(run, modelIds, taskIds, spec.samples);
 }
 
-void RunEngine::setKeyStore(std::shared_ptr<KeyStore> keys)
-{
+void RunEngine::setKeyStore(std::shared_ptr<KeyStore> keys) {
     m_keys = std::move(keys);
     m_chatClients.clear();
 }
 
-RunEngine::GenerationBackend RunEngine::providerFor(const db::ModelRow& model)
-{
+RunEngine::GenerationBackend RunEngine::providerFor(const db::ModelRow& model) {
     GenerationBackend out;
     const QString kind = toQ(model.providerKind);
     if (kind == QLatin1String("demo")) {
@@ -211,7 +207,8 @@ RunEngine::GenerationBackend RunEngine::providerFor(const db::ModelRow& model)
         }
         if (!m_keys)
             m_keys = defaultKeyStore();
-        auto client = std::make_shared<ProviderClient>(makeProviderClient(*row, catalog.models(), m_keys.get(), this, &out.error));
+        auto client = std::make_shared<ProviderClient>(
+            makeProviderClient(*row, catalog.models(), m_keys.get(), this, &out.error));
         if (!client->client)
             return out; // not cached: a fixed key store or transcript works on the next attempt
         for (const QByteArray& key : knownSecrets(catalog.providers(), m_keys.get()))
@@ -224,12 +221,12 @@ RunEngine::GenerationBackend RunEngine::providerFor(const db::ModelRow& model)
     return out;
 }
 
-const GenerationSettings& RunEngine::generationSettings()
-{
+const GenerationSettings& RunEngine::generationSettings() {
     if (!m_generation || m_generationRun != m_runId) {
         GenerationSettings g;
         if (const auto run = db::RunRepository(m_db->connection()).run(m_runId)) {
-            const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(run->settingsJson)).object();
+            const QJsonObject o =
+                QJsonDocument::fromJson(QByteArray::fromStdString(run->settingsJson)).object();
             g = GenerationSettings::fromJson(o.value(QStringLiteral("generation")).toObject());
             if (run->mode != kModeMultiTurn.toStdString())
                 g.turns = 1;
@@ -240,13 +237,11 @@ const GenerationSettings& RunEngine::generationSettings()
     return *m_generation;
 }
 
-void RunEngine::releaseGenerationSlot(Job& job)
-{
+void RunEngine::releaseGenerationSlot(Job& job) {
     job.generationSlot.reset();
 }
 
-void RunEngine::start(db::Id runId)
-{
+void RunEngine::start(db::Id runId) {
     if (m_runId != 0)
         throw Error(QStringLiteral("run %1 is already running").arg(m_runId));
     auto& conn = m_db->connection();
@@ -260,21 +255,27 @@ void RunEngine::start(db::Id runId)
         ensureRegistered();
         reapDeadEngines(leases);
         const double now = db::LeaseRepository::now();
-        if (const auto holder = leases.claimRun(runId, m_owner.toStdString(), now, m_leaseSeconds)) {
-            throw Error(QStringLiteral("run %1 is being worked on by another engine (%2, %3 pid %4, last heartbeat "
-                                       "%5 s ago); pause or cancel it there, or wait until its lease expires")
-                            .arg(runId)
-                            .arg(QString::fromStdString(holder->kind), QString::fromStdString(holder->host))
-                            .arg(holder->pid)
-                            .arg(now - holder->heartbeatAt, 0, 'f', 0));
+        if (const auto holder =
+                leases.claimRun(runId, m_owner.toStdString(), now, m_leaseSeconds)) {
+            throw Error(
+                QStringLiteral(
+                    "run %1 is being worked on by another engine (%2, %3 pid %4, last heartbeat "
+                    "%5 s ago); pause or cancel it there, or wait until its lease expires")
+                    .arg(runId)
+                    .arg(QString::fromStdString(holder->kind), QString::fromStdString(holder->host))
+                    .arg(holder->pid)
+                    .arg(now - holder->heartbeatAt, 0, 'f', 0));
         }
-        m_settings = EvalSettings::fromJson(QJsonDocument::fromJson(QByteArray::fromStdString(run->settingsJson)).object());
+        m_settings = EvalSettings::fromJson(
+            QJsonDocument::fromJson(QByteArray::fromStdString(run->settingsJson)).object());
         if (m_settings.backend != QLatin1String("local"))
             queue.setRunBackend(runId, m_settings.backend.toStdString());
         m_backend = QString::fromStdString(queue.runBackend(runId));
         if (m_backend != QLatin1String("local") && m_backend != QLatin1String("slurm")) {
             leases.releaseRun(m_owner.toStdString());
-            throw Error(QStringLiteral("run %1 asks for the unknown backend '%2' (local or slurm)").arg(runId).arg(m_backend));
+            throw Error(QStringLiteral("run %1 asks for the unknown backend '%2' (local or slurm)")
+                            .arg(runId)
+                            .arg(m_backend));
         }
         m_runId = runId;
         m_cancelling = false;
@@ -287,13 +288,17 @@ void RunEngine::start(db::Id runId)
         m_clock.start();
         const int requeued = leases.requeueExpired(runId, m_owner.toStdString(), now);
         if (requeued > 0)
-            Q_EMIT logLine(QStringLiteral("resuming run %1: %2 interrupted attempt(s) queued again").arg(runId).arg(requeued));
+            Q_EMIT logLine(QStringLiteral("resuming run %1: %2 interrupted attempt(s) queued again")
+                               .arg(runId)
+                               .arg(requeued));
         const int operational = requeueOperationalFailures(conn, runId);
         if (operational > 0)
-            Q_EMIT logLine(QStringLiteral("resuming run %1: %2 attempt(s) that met a provider or infrastructure error "
-                                          "queued again")
-                               .arg(runId)
-                               .arg(operational));
+            Q_EMIT logLine(
+                QStringLiteral(
+                    "resuming run %1: %2 attempt(s) that met a provider or infrastructure error "
+                    "queued again")
+                    .arg(runId)
+                    .arg(operational));
         m_providerFaults.reset();
         runs.setRunStatus(runId, QStringLiteral("running").toStdString());
         m_pending.clear();
@@ -301,7 +306,8 @@ void RunEngine::start(db::Id runId)
             m_pending.enqueue(id);
     } catch (const db::Error& e) {
         m_runId = 0;
-        throw Error(QStringLiteral("cannot start run %1: %2").arg(runId).arg(QString::fromUtf8(e.what())));
+        throw Error(
+            QStringLiteral("cannot start run %1: %2").arg(runId).arg(QString::fromUtf8(e.what())));
     }
     if (m_backend == QLatin1String("slurm")) {
         QList<int> slots;
@@ -316,29 +322,33 @@ void RunEngine::start(db::Id runId)
     QTimer::singleShot(0, this, &RunEngine::pump);
 }
 
-void RunEngine::pump()
-{
+void RunEngine::pump() {
     if (m_runId == 0)
         return;
     // On the CPU, builds and timing share the cores: never time while something compiles.
-    const bool exclusiveTiming = m_settings.device == QLatin1String("cpu") && m_backend == QLatin1String("local")
-                                 && m_settings.cpuTimingExclusive;
+    const bool exclusiveTiming = m_settings.device == QLatin1String("cpu") &&
+                                 m_backend == QLatin1String("local") &&
+                                 m_settings.cpuTimingExclusive;
     try {
         db::LeaseRepository leases(m_db->connection());
         // Generation has its own slots: waiting on a provider never holds up a build. It runs
         // ahead of the builds by at most one round of build slots.
         const int buildSlots = std::max(1, m_settings.buildJobs);
-        while (!m_paused && !m_pending.isEmpty() && m_generating < std::max(1, m_settings.generationJobs)
-               && m_generating + m_toBuild.size() < 2 * buildSlots && !(exclusiveTiming && m_evaluating > 0)) {
+        while (!m_paused && !m_pending.isEmpty() &&
+               m_generating < std::max(1, m_settings.generationJobs) &&
+               m_generating + m_toBuild.size() < 2 * buildSlots &&
+               !(exclusiveTiming && m_evaluating > 0)) {
             const db::Id id = m_pending.dequeue();
             // Cancelled meanwhile, or taken by another engine: not ours to do.
-            if (!leases.acquireAttempt(id, m_owner.toStdString(), db::LeaseRepository::now(), m_leaseSeconds))
+            if (!leases.acquireAttempt(id, m_owner.toStdString(), db::LeaseRepository::now(),
+                                       m_leaseSeconds))
                 continue;
             prepare(id);
             if (m_runId == 0)
                 return;
         }
-        while (!m_toBuild.isEmpty() && m_building < buildSlots && !(exclusiveTiming && m_evaluating > 0))
+        while (!m_toBuild.isEmpty() && m_building < buildSlots &&
+               !(exclusiveTiming && m_evaluating > 0))
             startPhase(m_toBuild.dequeue(), true);
         // Built work goes to the next free GPU; builds above keep running ahead of it.
         while (!m_built.isEmpty() && m_gpus.hasFree() && !(exclusiveTiming && m_building > 0))
@@ -358,8 +368,7 @@ void RunEngine::pump()
     }
 }
 
-void RunEngine::prepare(db::Id attemptId)
-{
+void RunEngine::prepare(db::Id attemptId) {
     auto& conn = m_db->connection();
     db::RunRepository runs(conn);
     db::CatalogRepository catalog(conn);
@@ -417,7 +426,8 @@ void RunEngine::prepare(db::Id attemptId)
             const db::Id attempt = row.attemptId;
             QTimer::singleShot(0, self, [self, error, attempt] {
                 if (self && self->m_runId != 0)
-                    self->failOnDatabase(QStringLiteral("cannot store a turn of attempt %1").arg(attempt), error);
+                    self->failOnDatabase(
+                        QStringLiteral("cannot store a turn of attempt %1").arg(attempt), error);
             });
         }
     };
@@ -435,42 +445,45 @@ void RunEngine::prepare(db::Id attemptId)
         if (!alive.expired() && m_runId == runId && m_generating > 0)
             --m_generating;
     });
-    auto* session = imported ? new ImportedSession(ctx, db::ImportRepository(conn).importedCandidate(attemptId), this)
-                             : makeGenerationSession(ctx, backend.provider, backend.client, this);
+    auto* session =
+        imported ? new ImportedSession(ctx, db::ImportRepository(conn).importedCandidate(attemptId),
+                                       this)
+                 : makeGenerationSession(ctx, backend.provider, backend.client, this);
     job->session.reset(session);
     const std::weak_ptr<Job> weak = job;
     connect(session, &GenerationSession::candidateReady, this, [this, weak](const QString& code) {
         if (auto j = weak.lock(); j && m_inFlight.contains(j))
             onCandidate(j, code);
     });
-    connect(session, &GenerationSession::noCandidate, this, [this, weak](const QString& message, bool) {
-        if (auto j = weak.lock(); j && m_inFlight.contains(j)) {
-            m_providerFaults.noteAnswer(toQ(j->attempt.modelName));
-            onNoCandidate(j, message);
-        }
-    });
-    connect(session, &GenerationSession::providerFailed, this, [this, weak](const QString& message, int status) {
-        if (auto j = weak.lock(); j && m_inFlight.contains(j))
-            onProviderFailed(j, message, status);
-    });
+    connect(session, &GenerationSession::noCandidate, this,
+            [this, weak](const QString& message, bool) {
+                if (auto j = weak.lock(); j && m_inFlight.contains(j)) {
+                    m_providerFaults.noteAnswer(toQ(j->attempt.modelName));
+                    onNoCandidate(j, message);
+                }
+            });
+    connect(session, &GenerationSession::providerFailed, this,
+            [this, weak](const QString& message, int status) {
+                if (auto j = weak.lock(); j && m_inFlight.contains(j))
+                    onProviderFailed(j, message, status);
+            });
     session->start();
 }
 
-void RunEngine::onCandidate(const std::shared_ptr<Job>& job, const QString& code)
-{
+void RunEngine::onCandidate(const std::shared_ptr<Job>& job, const QString& code) {
     releaseGenerationSlot(*job);
     m_providerFaults.noteAnswer(toQ(job->attempt.modelName));
     // A key the model quotes (or an agent digs up) is neither evaluated nor stored.
     job->code = redactSecrets(code, job->secrets);
-    if (!writeFile(job->dir + QStringLiteral("/task.py"), job->task.source.c_str())
-        || !writeFile(job->dir + QStringLiteral("/candidate.py"), job->code.toUtf8())) {
+    if (!writeFile(job->dir + QStringLiteral("/task.py"), job->task.source.c_str()) ||
+        !writeFile(job->dir + QStringLiteral("/candidate.py"), job->code.toUtf8())) {
         try {
             finishWithoutResult(job, kVerdictInfraError,
                                 QStringLiteral("cannot write the attempt's files under %1%2")
-                                    .arg(job->dir,
-                                         freeBytesAt(job->dir) >= 0 && freeBytesAt(job->dir) < kDiskFullBytes
-                                             ? QStringLiteral(" (the disk is full)")
-                                             : QString()));
+                                    .arg(job->dir, freeBytesAt(job->dir) >= 0 &&
+                                                           freeBytesAt(job->dir) < kDiskFullBytes
+                                                       ? QStringLiteral(" (the disk is full)")
+                                                       : QString()));
         } catch (const db::Error& e) {
             failOnDatabase(QStringLiteral("cannot store attempt %1").arg(job->attempt.id), e);
             return;
@@ -482,21 +495,20 @@ void RunEngine::onCandidate(const std::shared_ptr<Job>& job, const QString& code
     QTimer::singleShot(0, this, &RunEngine::pump);
 }
 
-QString RunEngine::buildCacheDir() const
-{
+QString RunEngine::buildCacheDir() const {
     const QString sharedCache = qEnvironmentVariable("KBSTUDIO_BUILD_CACHE");
-    return sharedCache.isEmpty() ? QString(m_workRoot + QStringLiteral("/build-cache")) : sharedCache;
+    return sharedCache.isEmpty() ? QString(m_workRoot + QStringLiteral("/build-cache"))
+                                 : sharedCache;
 }
 
-QString RunEngine::buildCacheDirFor(db::Id modelId) const
-{
+QString RunEngine::buildCacheDirFor(db::Id modelId) const {
     // One folder per model: a candidate's sandbox may write only its own model's builds (and
     // sees no other model's), so no model can replace or empty a build another one loads.
     return buildCacheDir() + QStringLiteral("/model-") + QString::number(modelId);
 }
 
-void RunEngine::onProviderFailed(const std::shared_ptr<Job>& job, const QString& message, int httpStatus)
-{
+void RunEngine::onProviderFailed(const std::shared_ptr<Job>& job, const QString& message,
+                                 int httpStatus) {
     releaseGenerationSlot(*job);
     const QString model = toQ(job->attempt.modelName);
     try {
@@ -518,8 +530,7 @@ void RunEngine::onProviderFailed(const std::shared_ptr<Job>& job, const QString&
     QTimer::singleShot(0, this, &RunEngine::pump);
 }
 
-void RunEngine::abortRun(const QString& message)
-{
+void RunEngine::abortRun(const QString& message) {
     const db::Id runId = m_runId;
     if (runId == 0)
         return;
@@ -533,7 +544,9 @@ void RunEngine::abortRun(const QString& message)
         db::RunRepository(m_db->connection()).setRunStatus(runId, "failed", message.toStdString());
         leases.releaseRun(m_owner.toStdString());
     } catch (const db::Error& e) {
-        Q_EMIT logLine(QStringLiteral("cannot record the end of run %1: %2").arg(runId).arg(QString::fromUtf8(e.what())));
+        Q_EMIT logLine(QStringLiteral("cannot record the end of run %1: %2")
+                           .arg(runId)
+                           .arg(QString::fromUtf8(e.what())));
     }
     m_runId = 0;
     m_paused = false;
@@ -541,8 +554,7 @@ void RunEngine::abortRun(const QString& message)
     Q_EMIT runFinished(runId, QStringLiteral("failed"), message);
 }
 
-void RunEngine::onNoCandidate(const std::shared_ptr<Job>& job, const QString& message)
-{
+void RunEngine::onNoCandidate(const std::shared_ptr<Job>& job, const QString& message) {
     releaseGenerationSlot(*job);
     try {
         if (job->best) {
@@ -551,8 +563,10 @@ void RunEngine::onNoCandidate(const std::shared_ptr<Job>& job, const QString& me
             const auto& b = *job->best;
             db::RunRepository(m_db->connection())
                 .finishAttempt(job->attempt.id, "done", b.attemptVerdict,
-                               b.attemptMessage + " (refinement stopped: " + message.toStdString() + ")");
-            announceFinished(job, toQ(b.attemptVerdict), toQ(b.attemptMessage), b.suspicious, b.speedupEager);
+                               b.attemptMessage + " (refinement stopped: " + message.toStdString() +
+                                   ")");
+            announceFinished(job, toQ(b.attemptVerdict), toQ(b.attemptMessage), b.suspicious,
+                             b.speedupEager);
         } else {
             job->code.clear();
             finishWithoutResult(job, QStringLiteral("no_candidate"), message);
@@ -564,8 +578,7 @@ void RunEngine::onNoCandidate(const std::shared_ptr<Job>& job, const QString& me
     QTimer::singleShot(0, this, &RunEngine::pump);
 }
 
-bool RunEngine::continueGeneration(const std::shared_ptr<Job>& job, db::EvaluationRecord& record)
-{
+bool RunEngine::continueGeneration(const std::shared_ptr<Job>& job, db::EvaluationRecord& record) {
     if (job->session)
         record.candidate.turnIndex = job->session->candidateTurnIndex();
     ++job->evaluatedTurns;
@@ -576,7 +589,8 @@ bool RunEngine::continueGeneration(const std::shared_ptr<Job>& job, db::Evaluati
             const db::EvaluationRecord& best = *job->best;
             record.attemptStatus = "done";
             record.attemptVerdict = best.attemptVerdict;
-            record.attemptMessage = best.attemptMessage + " (refinement stopped: " + record.evaluation.message + ")";
+            record.attemptMessage =
+                best.attemptMessage + " (refinement stopped: " + record.evaluation.message + ")";
             record.suspicious = best.suspicious;
             record.speedupEager = best.speedupEager;
             record.speedupCompile = best.speedupCompile;
@@ -592,8 +606,8 @@ bool RunEngine::continueGeneration(const std::shared_ptr<Job>& job, db::Evaluati
     record.speedupEager = best.speedupEager;
     record.speedupCompile = best.speedupCompile;
     const GenerationSettings& g = generationSettings();
-    const bool more = job->session && job->session->canContinue() && job->evaluatedTurns < g.turns
-                      && !goodEnough(record, g.targetSpeedup);
+    const bool more = job->session && job->session->canContinue() &&
+                      job->evaluatedTurns < g.turns && !goodEnough(record, g.targetSpeedup);
     if (!more)
         return false;
     const QString feedback = feedbackText(record, g.turns - job->evaluatedTurns);
@@ -615,11 +629,11 @@ bool RunEngine::continueGeneration(const std::shared_ptr<Job>& job, db::Evaluati
     return true;
 }
 
-QByteArray RunEngine::requestJson(const Job& job) const
-{
+QByteArray RunEngine::requestJson(const Job& job) const {
     // The per-attempt seed is derived from the run's secret seed; JSON numbers are doubles,
     // so it is kept below 2^53.
-    const quint64 seed = (m_settings.seed ^ (static_cast<quint64>(job.attempt.id) * 0x9E3779B97F4A7C15ULL)) >> 12;
+    const quint64 seed =
+        (m_settings.seed ^ (static_cast<quint64>(job.attempt.id) * 0x9E3779B97F4A7C15ULL)) >> 12;
     QJsonObject baseline;
     baseline.insert(QStringLiteral("eager"), true);
     baseline.insert(QStringLiteral("compile"), m_settings.compileBaseline);
@@ -630,7 +644,8 @@ QByteArray RunEngine::requestJson(const Job& job) const
     QJsonObject req;
     req.insert(QStringLiteral("schema"), QStringLiteral("kbstudio.eval-request/1"));
     req.insert(QStringLiteral("task_path"), QString(job.dir + QStringLiteral("/task.py")));
-    req.insert(QStringLiteral("candidate_path"), QString(job.dir + QStringLiteral("/candidate.py")));
+    req.insert(QStringLiteral("candidate_path"),
+               QString(job.dir + QStringLiteral("/candidate.py")));
     req.insert(QStringLiteral("device"), m_settings.device);
     req.insert(QStringLiteral("gpu_index"), 0);
     // Builds are content-addressed, so a cache can be shared between databases; within it each
@@ -652,9 +667,9 @@ QByteArray RunEngine::requestJson(const Job& job) const
     return QJsonDocument(req).toJson(QJsonDocument::Compact);
 }
 
-void RunEngine::startPhase(const std::shared_ptr<Job>& job, bool buildPhase)
-{
-    if (!db::QueueRepository(m_db->connection()).advanceAttempt(job->attempt.id, buildPhase ? "building" : "evaluating")) {
+void RunEngine::startPhase(const std::shared_ptr<Job>& job, bool buildPhase) {
+    if (!db::QueueRepository(m_db->connection())
+             .advanceAttempt(job->attempt.id, buildPhase ? "building" : "evaluating")) {
         dropJob(job); // cancelled while it waited
         QTimer::singleShot(0, this, &RunEngine::pump);
         return;
@@ -663,8 +678,9 @@ void RunEngine::startPhase(const std::shared_ptr<Job>& job, bool buildPhase)
     // cannot guess; the request (with the secret seed) goes through standard input only (a
     // batch job reads it from a file only the user can open, deleted before the harness starts).
     QDir().mkpath(m_workRoot + QStringLiteral("/results"));
-    job->resultPath = QStringLiteral("%1/results/%2.json")
-                          .arg(m_workRoot, QString::number(QRandomGenerator::system()->generate64(), 16));
+    job->resultPath =
+        QStringLiteral("%1/results/%2.json")
+            .arg(m_workRoot, QString::number(QRandomGenerator::system()->generate64(), 16));
     QFile::remove(job->resultPath);
     const bool remote = !buildPhase && m_backend == QLatin1String("slurm");
     Execution exec;
@@ -696,13 +712,14 @@ void RunEngine::startPhase(const std::shared_ptr<Job>& job, bool buildPhase)
     exec.executor = executor;
     m_running.insert(job.get(), exec);
     ++(buildPhase ? m_building : m_evaluating);
-    connect(executor, &Executor::finished, this, [this, job, executor, buildPhase](const ExecOutcome& outcome) {
-        executor->deleteLater();
-        if (!m_inFlight.contains(job) || !m_running.contains(job.get()))
-            return; // cancelled
-        endExecution(job.get(), false);
-        onPhaseFinished(job, buildPhase, outcome);
-    });
+    connect(executor, &Executor::finished, this,
+            [this, job, executor, buildPhase](const ExecOutcome& outcome) {
+                executor->deleteLater();
+                if (!m_inFlight.contains(job) || !m_running.contains(job.get()))
+                    return; // cancelled
+                endExecution(job.get(), false);
+                onPhaseFinished(job, buildPhase, outcome);
+            });
     QJsonObject request = QJsonDocument::fromJson(requestJson(*job)).object();
     // Under Slurm each job sees only the GPU it was given, as device 0.
     request.insert(QStringLiteral("gpu_index"), remote ? 0 : std::max(0, exec.gpu));
@@ -711,15 +728,16 @@ void RunEngine::startPhase(const std::shared_ptr<Job>& job, bool buildPhase)
     r.workDir = job->dir;
     r.resultPath = job->resultPath;
     r.request = QJsonDocument(request).toJson(QJsonDocument::Compact);
-    r.timeoutMs = static_cast<int>((buildPhase ? m_settings.buildTimeoutSeconds : m_settings.timeoutSeconds) * 1000);
+    r.timeoutMs = static_cast<int>(
+        (buildPhase ? m_settings.buildTimeoutSeconds : m_settings.timeoutSeconds) * 1000);
     r.gpuIndex = exec.gpu;
     r.label = QStringLiteral("attempt-%1").arg(job->attempt.id);
     executor->start(r);
     emitProgress();
 }
 
-void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase, const ExecOutcome& exec)
-{
+void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase,
+                                const ExecOutcome& exec) {
     if (m_cancelling || m_runId == 0)
         return;
     const HarnessOutcome& outcome = exec.harness;
@@ -731,34 +749,41 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
     const QJsonObject doc = QJsonDocument::fromJson(bytes).object();
     const bool haveResult = outcome.finished && outcome.exitCode == 0 && haveFile;
     // Failures of the instrument (never of the candidate) are tried again, with backoff.
-    auto harnessFailure = [&](const QString& message, bool transient, const QString& verdict = QStringLiteral("harness_error")) {
+    auto harnessFailure = [&](const QString& message, bool transient,
+                              const QString& verdict = QStringLiteral("harness_error")) {
         if (transient && retryLater(job, buildPhase, message))
             return;
         const int tries = db::QueueRepository(m_db->connection()).tries(job->attempt.id);
-        finishWithoutResult(job, verdict,
-                            tries > 0 ? QStringLiteral("%1 (gave up after %2 retries)").arg(message).arg(tries) : message);
+        finishWithoutResult(
+            job, verdict,
+            tries > 0 ? QStringLiteral("%1 (gave up after %2 retries)").arg(message).arg(tries)
+                      : message);
         QTimer::singleShot(0, this, &RunEngine::pump);
     };
     try {
         if (exec.lost) {
-            harnessFailure(QStringLiteral("lost the harness worker: %1").arg(outcome.error), true, kVerdictInfraError);
+            harnessFailure(QStringLiteral("lost the harness worker: %1").arg(outcome.error), true,
+                           kVerdictInfraError);
             return;
         }
-        if (!haveResult && outcome.finished && doc.value(QStringLiteral("schema")).toString() == QLatin1String("kbstudio.eval-error/1")) {
+        if (!haveResult && outcome.finished &&
+            doc.value(QStringLiteral("schema")).toString() ==
+                QLatin1String("kbstudio.eval-error/1")) {
             // The harness refused the request or the task (exit 2: no use trying again) or failed
             // itself (exit 1).
             const QString kind = doc.value(QStringLiteral("error")).toString();
             const QString text = QStringLiteral("the harness exited with code %1 (%2): %3")
                                      .arg(outcome.exitCode)
                                      .arg(kind, doc.value(QStringLiteral("message")).toString());
-            const bool infra = harnessReportsInfrastructure(outcome.exitCode, kind)
-                               || isDiskFullFailure(text, buildCacheDir());
+            const bool infra = harnessReportsInfrastructure(outcome.exitCode, kind) ||
+                               isDiskFullFailure(text, buildCacheDir());
             harnessFailure(text, outcome.exitCode != 2 || infra,
                            infra ? kVerdictInfraError : QStringLiteral("harness_error"));
             return;
         }
         if (!haveResult) {
-            const QString phase = buildPhase ? QStringLiteral("build: ") : QStringLiteral("evaluation: ");
+            const QString phase =
+                buildPhase ? QStringLiteral("build: ") : QStringLiteral("evaluation: ");
             if (outcome.timedOut) {
                 finishWithoutResult(job, QStringLiteral("timeout"), phase + outcome.error);
             } else if (outcome.crashed) {
@@ -766,19 +791,24 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
             } else {
                 // No result file from a harness that ran: it exited 0 but could not write it (a
                 // full disk, a file size limit), or said it failed. Not the candidate's fault.
-                QString text = outcome.error.isEmpty() ? QStringLiteral("the harness wrote no result") : outcome.error;
-                const bool diskFull = isDiskFullFailure(text + QString::fromUtf8(outcome.stderrTail), m_workRoot);
+                QString text = outcome.error.isEmpty()
+                                   ? QStringLiteral("the harness wrote no result")
+                                   : outcome.error;
+                const bool diskFull =
+                    isDiskFullFailure(text + QString::fromUtf8(outcome.stderrTail), m_workRoot);
                 if (diskFull)
                     text += QStringLiteral(" (the disk is full)");
-                const bool infra = diskFull || outcome.exitCode == 0
-                                   || harnessReportsInfrastructure(outcome.exitCode, QString());
-                harnessFailure(text, true, infra ? kVerdictInfraError : QStringLiteral("harness_error"));
+                const bool infra = diskFull || outcome.exitCode == 0 ||
+                                   harnessReportsInfrastructure(outcome.exitCode, QString());
+                harnessFailure(text, true,
+                               infra ? kVerdictInfraError : QStringLiteral("harness_error"));
                 return;
             }
             QTimer::singleShot(0, this, &RunEngine::pump);
             return;
         }
-        if (buildPhase && doc.value(QStringLiteral("verdict")).toString() == QLatin1String("built")) {
+        if (buildPhase &&
+            doc.value(QStringLiteral("verdict")).toString() == QLatin1String("built")) {
             m_built.enqueue(job);
             QTimer::singleShot(0, this, &RunEngine::pump);
             emitProgress();
@@ -791,10 +821,11 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
         }
         // A build or run that failed because the disk is full says nothing of the candidate.
         const QString verdict = toQ(parsed.record.attemptVerdict);
-        if ((verdict == QLatin1String("build_error") || verdict == QLatin1String("runtime_error"))
-            && isDiskFullFailure(toQ(parsed.record.attemptMessage) + QLatin1Char('\n')
-                                     + (parsed.record.build ? toQ(parsed.record.build->log) : QString()),
-                                 buildCacheDir())) {
+        if ((verdict == QLatin1String("build_error") ||
+             verdict == QLatin1String("runtime_error")) &&
+            isDiskFullFailure(toQ(parsed.record.attemptMessage) + QLatin1Char('\n') +
+                                  (parsed.record.build ? toQ(parsed.record.build->log) : QString()),
+                              buildCacheDir())) {
             harnessFailure(QStringLiteral("the disk of the build cache %1 is full: %2")
                                .arg(buildCacheDir(), toQ(parsed.record.attemptMessage).left(300)),
                            true, kVerdictInfraError);
@@ -808,8 +839,7 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
     QTimer::singleShot(0, this, &RunEngine::pump);
 }
 
-void RunEngine::finishWithRecord(const std::shared_ptr<Job>& job, db::EvaluationRecord record)
-{
+void RunEngine::finishWithRecord(const std::shared_ptr<Job>& job, db::EvaluationRecord record) {
     if (continueGeneration(job, record))
         return;
     record.attemptId = job->attempt.id;
@@ -820,7 +850,9 @@ void RunEngine::finishWithRecord(const std::shared_ptr<Job>& job, db::Evaluation
     try {
         db::EvaluationRepository(m_db->connection()).store(record);
     } catch (const db::Error& e) {
-        Q_EMIT logLine(QStringLiteral("cannot store attempt %1: %2").arg(job->attempt.id).arg(QString::fromUtf8(e.what())));
+        Q_EMIT logLine(QStringLiteral("cannot store attempt %1: %2")
+                           .arg(job->attempt.id)
+                           .arg(QString::fromUtf8(e.what())));
         m_inFlight.removeAll(job);
         finishRun(QStringLiteral("failed"), QString::fromUtf8(e.what()));
         return;
@@ -829,15 +861,17 @@ void RunEngine::finishWithRecord(const std::shared_ptr<Job>& job, db::Evaluation
                      record.speedupEager);
 }
 
-void RunEngine::finishWithoutResult(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message)
-{
-    // The harness failing is the instrument's fault, not the candidate's: the attempt can be retried.
+void RunEngine::finishWithoutResult(const std::shared_ptr<Job>& job, const QString& verdict,
+                                    const QString& message) {
+    // The harness failing is the instrument's fault, not the candidate's: the attempt can be
+    // retried.
     const bool ours = isOperationalVerdict(verdict);
     if (!job->code.isEmpty()) {
         db::EvaluationRecord record;
         record.evaluation.verdict = verdict.toStdString();
         record.evaluation.message = message.toStdString();
-        record.evaluation.settingsJson = QJsonDocument(m_settings.toJson()).toJson(QJsonDocument::Compact).toStdString();
+        record.evaluation.settingsJson =
+            QJsonDocument(m_settings.toJson()).toJson(QJsonDocument::Compact).toStdString();
         record.attemptVerdict = verdict.toStdString();
         record.attemptMessage = message.toStdString();
         record.attemptStatus = ours ? "failed" : "done";
@@ -845,13 +879,14 @@ void RunEngine::finishWithoutResult(const std::shared_ptr<Job>& job, const QStri
         return;
     }
     db::RunRepository(m_db->connection())
-        .finishAttempt(job->attempt.id, ours ? "failed" : "done", verdict.toStdString(), message.toStdString());
+        .finishAttempt(job->attempt.id, ours ? "failed" : "done", verdict.toStdString(),
+                       message.toStdString());
     announceFinished(job, verdict, message, false, std::nullopt);
 }
 
-void RunEngine::announceFinished(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message,
-                                 bool suspicious, std::optional<double> speedupEager)
-{
+void RunEngine::announceFinished(const std::shared_ptr<Job>& job, const QString& verdict,
+                                 const QString& message, bool suspicious,
+                                 std::optional<double> speedupEager) {
     m_inFlight.removeAll(job);
     ++m_finishedThisSession;
     AttemptResult r;
@@ -867,8 +902,7 @@ void RunEngine::announceFinished(const std::shared_ptr<Job>& job, const QString&
     emitProgress();
 }
 
-RunProgress RunEngine::progressSnapshot()
-{
+RunProgress RunEngine::progressSnapshot() {
     RunProgress p;
     p.runId = m_runId;
     if (m_runId == 0)
@@ -911,20 +945,19 @@ RunProgress RunEngine::progressSnapshot()
     return p;
 }
 
-void RunEngine::emitProgress()
-{
+void RunEngine::emitProgress() {
     if (m_runId != 0)
         Q_EMIT progress(progressSnapshot());
 }
 
-void RunEngine::cancel()
-{
+void RunEngine::cancel() {
     if (m_runId == 0)
         return;
     m_cancelling = true;
     killAll();
     try {
-        db::QueueRepository(m_db->connection()).cancelAttempts(m_runId, {}, {}, "cancelled by the user");
+        db::QueueRepository(m_db->connection())
+            .cancelAttempts(m_runId, {}, {}, "cancelled by the user");
     } catch (const db::Error& e) {
         failOnDatabase(QStringLiteral("cannot cancel run %1").arg(m_runId), e);
         return;
@@ -932,8 +965,7 @@ void RunEngine::cancel()
     finishRun(QStringLiteral("cancelled"), QStringLiteral("cancelled by the user"));
 }
 
-void RunEngine::finishRun(const QString& status, QString message)
-{
+void RunEngine::finishRun(const QString& status, QString message) {
     const db::Id runId = m_runId;
     if (runId == 0)
         return;
@@ -941,12 +973,16 @@ void RunEngine::finishRun(const QString& status, QString message)
     killAll();
     QString reported = status;
     try {
-        db::RunRepository(m_db->connection()).setRunStatus(runId, status.toStdString(), message.toStdString());
+        db::RunRepository(m_db->connection())
+            .setRunStatus(runId, status.toStdString(), message.toStdString());
         db::LeaseRepository(m_db->connection()).releaseRun(m_owner.toStdString());
     } catch (const db::Error& e) {
-        Q_EMIT logLine(QStringLiteral("cannot record the end of run %1: %2").arg(runId).arg(QString::fromUtf8(e.what())));
-        message += QStringLiteral(". The run stopped; what was stored is intact, and it resumes from there once the "
-                                  "database can be written again");
+        Q_EMIT logLine(QStringLiteral("cannot record the end of run %1: %2")
+                           .arg(runId)
+                           .arg(QString::fromUtf8(e.what())));
+        message += QStringLiteral(
+            ". The run stopped; what was stored is intact, and it resumes from there once the "
+            "database can be written again");
         // a run the database would not call finished is not reported finished either
         if (reported == QLatin1String("finished"))
             reported = QStringLiteral("stopped");
@@ -962,8 +998,7 @@ void RunEngine::finishRun(const QString& status, QString message)
 
 // --- Scheduling: engine registration, heartbeat, control flags, retries -----------------------
 
-void RunEngine::ensureRegistered()
-{
+void RunEngine::ensureRegistered() {
     if (m_registered)
         return;
     m_owner = newEngineOwnerId();
@@ -980,32 +1015,31 @@ void RunEngine::ensureRegistered()
     m_heartbeat.start(m_heartbeatMs);
 }
 
-void RunEngine::setLeaseTiming(int heartbeatMs, double leaseSeconds)
-{
+void RunEngine::setLeaseTiming(int heartbeatMs, double leaseSeconds) {
     m_heartbeatMs = std::max(10, heartbeatMs);
     m_leaseSeconds = leaseSeconds;
     if (m_heartbeat.isActive())
         m_heartbeat.start(m_heartbeatMs);
 }
 
-void RunEngine::heartbeat()
-{
+void RunEngine::heartbeat() {
     if (!m_registered)
         return;
     try {
-        db::LeaseRepository(m_db->connection()).heartbeat(m_owner.toStdString(), db::LeaseRepository::now(), m_leaseSeconds);
+        db::LeaseRepository(m_db->connection())
+            .heartbeat(m_owner.toStdString(), db::LeaseRepository::now(), m_leaseSeconds);
         if (m_runId != 0)
             pollControl();
     } catch (const db::Error& e) {
         if (m_runId != 0)
             failOnDatabase(QStringLiteral("cannot renew the engine's lease"), e);
         else
-            Q_EMIT logLine(QStringLiteral("cannot renew the engine's heartbeat: %1").arg(QString::fromUtf8(e.what())));
+            Q_EMIT logLine(QStringLiteral("cannot renew the engine's heartbeat: %1")
+                               .arg(QString::fromUtf8(e.what())));
     }
 }
 
-void RunEngine::pollControl()
-{
+void RunEngine::pollControl() {
     if (m_runId == 0)
         return;
     auto& conn = m_db->connection();
@@ -1022,7 +1056,9 @@ void RunEngine::pollControl()
     if (status == "paused" && !m_paused) {
         m_paused = true;
         m_pausedSignalled = false;
-        Q_EMIT logLine(QStringLiteral("run %1 paused: the attempts in flight finish, nothing new starts").arg(m_runId));
+        Q_EMIT logLine(
+            QStringLiteral("run %1 paused: the attempts in flight finish, nothing new starts")
+                .arg(m_runId));
         changed = true;
     } else if (status != "paused" && m_paused) {
         m_paused = false;
@@ -1048,8 +1084,7 @@ void RunEngine::pollControl()
     }
 }
 
-void RunEngine::pause()
-{
+void RunEngine::pause() {
     if (m_runId == 0)
         return;
     try {
@@ -1060,8 +1095,7 @@ void RunEngine::pause()
     }
 }
 
-void RunEngine::resume()
-{
+void RunEngine::resume() {
     if (m_runId == 0)
         return;
     try {
@@ -1072,13 +1106,14 @@ void RunEngine::resume()
     }
 }
 
-int RunEngine::cancelModel(const QString& model)
-{
+int RunEngine::cancelModel(const QString& model) {
     if (m_runId == 0)
         return 0;
     try {
-        const int n = db::QueueRepository(m_db->connection())
-                          .cancelAttempts(m_runId, model.toStdString(), {}, "cancelled by the user (model " + model.toStdString() + ")");
+        const int n =
+            db::QueueRepository(m_db->connection())
+                .cancelAttempts(m_runId, model.toStdString(), {},
+                                "cancelled by the user (model " + model.toStdString() + ")");
         pollControl();
         return n;
     } catch (const db::Error& e) {
@@ -1087,13 +1122,14 @@ int RunEngine::cancelModel(const QString& model)
     }
 }
 
-int RunEngine::cancelTask(const QString& taskKey)
-{
+int RunEngine::cancelTask(const QString& taskKey) {
     if (m_runId == 0)
         return 0;
     try {
-        const int n = db::QueueRepository(m_db->connection())
-                          .cancelAttempts(m_runId, {}, taskKey.toStdString(), "cancelled by the user (task " + taskKey.toStdString() + ")");
+        const int n =
+            db::QueueRepository(m_db->connection())
+                .cancelAttempts(m_runId, {}, taskKey.toStdString(),
+                                "cancelled by the user (task " + taskKey.toStdString() + ")");
         pollControl();
         return n;
     } catch (const db::Error& e) {
@@ -1102,8 +1138,8 @@ int RunEngine::cancelTask(const QString& taskKey)
     }
 }
 
-bool RunEngine::retryLater(const std::shared_ptr<Job>& job, bool buildPhase, const QString& reason)
-{
+bool RunEngine::retryLater(const std::shared_ptr<Job>& job, bool buildPhase,
+                           const QString& reason) {
     HarnessRetryPolicy policy;
     policy.limit = m_settings.retryLimit;
     policy.baseSeconds = m_settings.retryBaseSeconds;
@@ -1137,8 +1173,7 @@ bool RunEngine::retryLater(const std::shared_ptr<Job>& job, bool buildPhase, con
     return true;
 }
 
-void RunEngine::noteEvalBusyChange()
-{
+void RunEngine::noteEvalBusyChange() {
     if (!m_evalClock.isValid())
         return;
     const qint64 now = m_evalClock.nsecsElapsed();
@@ -1146,8 +1181,7 @@ void RunEngine::noteEvalBusyChange()
     m_evalMarkNs = now;
 }
 
-void RunEngine::endExecution(const Job* job, bool kill)
-{
+void RunEngine::endExecution(const Job* job, bool kill) {
     const auto it = m_running.find(job);
     if (it == m_running.end())
         return;
@@ -1166,16 +1200,14 @@ void RunEngine::endExecution(const Job* job, bool kill)
     }
 }
 
-void RunEngine::dropJob(const std::shared_ptr<Job>& job)
-{
+void RunEngine::dropJob(const std::shared_ptr<Job>& job) {
     endExecution(job.get(), true);
     m_inFlight.removeAll(job);
     m_toBuild.removeAll(job);
     m_built.removeAll(job);
 }
 
-void RunEngine::killAll()
-{
+void RunEngine::killAll() {
     const auto running = m_running.keys();
     for (const Job* job : running)
         endExecution(job, true);
@@ -1186,8 +1218,7 @@ void RunEngine::killAll()
     m_building = m_evaluating = m_generating = 0;
 }
 
-void RunEngine::stop()
-{
+void RunEngine::stop() {
     if (m_runId == 0)
         return;
     const db::Id runId = m_runId;
@@ -1198,23 +1229,27 @@ void RunEngine::stop()
         const int requeued = leases.requeueOwned(runId, m_owner.toStdString());
         leases.releaseRun(m_owner.toStdString());
         if (requeued > 0)
-            Q_EMIT logLine(QStringLiteral("run %1: %2 attempt(s) in flight queued again").arg(runId).arg(requeued));
+            Q_EMIT logLine(QStringLiteral("run %1: %2 attempt(s) in flight queued again")
+                               .arg(runId)
+                               .arg(requeued));
     } catch (const db::Error& e) {
-        Q_EMIT logLine(QStringLiteral("cannot release run %1: %2").arg(runId).arg(QString::fromUtf8(e.what())));
+        Q_EMIT logLine(QStringLiteral("cannot release run %1: %2")
+                           .arg(runId)
+                           .arg(QString::fromUtf8(e.what())));
     }
     m_runId = 0;
     m_paused = false;
     m_cancelling = false;
 }
 
-void RunEngine::shutdownScheduling()
-{
+void RunEngine::shutdownScheduling() {
     stop();
     if (!m_registered)
         return;
     m_heartbeat.stop();
     try {
-        db::LeaseRepository(m_db->connection()).stopEngine(m_owner.toStdString(), db::LeaseRepository::now());
+        db::LeaseRepository(m_db->connection())
+            .stopEngine(m_owner.toStdString(), db::LeaseRepository::now());
     } catch (const db::Error&) {
         // The engine is known dead anyway once this process is gone.
     }
@@ -1222,11 +1257,11 @@ void RunEngine::shutdownScheduling()
     m_registered = false;
 }
 
-void RunEngine::failOnDatabase(const QString& what, const std::exception& e)
-{
-    const QString message = QStringLiteral("%1: %2. The run stopped; what was stored is intact, and it resumes "
-                                           "from there once the database can be written again")
-                                .arg(what, QString::fromUtf8(e.what()));
+void RunEngine::failOnDatabase(const QString& what, const std::exception& e) {
+    const QString message =
+        QStringLiteral("%1: %2. The run stopped; what was stored is intact, and it resumes "
+                       "from there once the database can be written again")
+            .arg(what, QString::fromUtf8(e.what()));
     Q_EMIT logLine(message);
     const db::Id runId = m_runId;
     m_cancelling = true;
@@ -1236,7 +1271,8 @@ void RunEngine::failOnDatabase(const QString& what, const std::exception& e)
     // Step back, so another engine (or this one later) can take the run over at once.
     m_heartbeat.stop();
     try {
-        db::LeaseRepository(m_db->connection()).stopEngine(m_owner.toStdString(), db::LeaseRepository::now());
+        db::LeaseRepository(m_db->connection())
+            .stopEngine(m_owner.toStdString(), db::LeaseRepository::now());
     } catch (const db::Error&) {
     }
     markEngineGone(m_owner);

@@ -3,21 +3,18 @@
 // (generation -> static check and build, in parallel -> evaluation, one at a time per device).
 // Everything is stored as it happens; a stopped engine resumes a run where it stopped.
 
-#include "runtypes.h"
+#include "db/database.h"
 #include "faults.h"
-
+#include "runtypes.h"
 #include "scheduler/gpupool.h"
 #include "scheduler/gputelemetry.h"
 
-#include "db/database.h"
-
+#include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QQueue>
-#include <QElapsedTimer>
 #include <QTimer>
-
 #include <memory>
 
 namespace kb::engine {
@@ -84,12 +81,15 @@ private:
     struct Job;
     void pump();
     void prepare(db::Id attemptId);
-    void onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase, const ExecOutcome& outcome);
+    void onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase,
+                         const ExecOutcome& outcome);
     void finishWithRecord(const std::shared_ptr<Job>& job, db::EvaluationRecord record);
-    void finishWithoutResult(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message);
+    void finishWithoutResult(const std::shared_ptr<Job>& job, const QString& verdict,
+                             const QString& message);
     // The attempt is stored: it leaves the in-flight list and attemptFinished/progress go out.
-    void announceFinished(const std::shared_ptr<Job>& job, const QString& verdict, const QString& message,
-                          bool suspicious, std::optional<double> speedupEager);
+    void announceFinished(const std::shared_ptr<Job>& job, const QString& verdict,
+                          const QString& message, bool suspicious,
+                          std::optional<double> speedupEager);
     QByteArray requestJson(const Job& job) const;
     void startPhase(const std::shared_ptr<Job>& job, bool buildPhase);
     // Generation: the demo Provider of a model, or the chat client of its provider.
@@ -158,8 +158,8 @@ private:
     bool m_pausedSignalled = false;
     QString m_backend = QStringLiteral("local");
     GpuPool m_gpus;
-    QElapsedTimer m_evalClock;     // started when the first evaluation starts
-    qint64 m_evalBusyNs = 0;       // slot-time spent evaluating
+    QElapsedTimer m_evalClock; // started when the first evaluation starts
+    qint64 m_evalBusyNs = 0;   // slot-time spent evaluating
     qint64 m_evalMarkNs = 0;
     // Last member, so it dies first: jobs destroyed with the engine leave its counters alone.
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);

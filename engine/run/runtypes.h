@@ -1,15 +1,13 @@
 #pragma once
 // Value types the run engine emits and takes.
 
+#include "db/records.h"
 #include "eval/evalsettings.h"
 #include "generation/generationsettings.h"
-
-#include "db/records.h"
 
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
-
 #include <optional>
 
 namespace kb::engine {
@@ -42,7 +40,7 @@ struct RunProgress {
     // Scheduling: paused, where evaluations run, how busy the evaluation slots are.
     bool paused = false;
     QString backend = QStringLiteral("local");
-    int evalSlots = 0;            // GPUs (one slot on the CPU; Slurm: jobs submitted at once)
+    int evalSlots = 0; // GPUs (one slot on the CPU; Slurm: jobs submitted at once)
     int evalSlotsBusy = 0;
     double evalPoolBusy = 0;      // busy fraction of the slots since the first evaluation began
     double attemptsPerMinute = 0; // finished by this engine since it started on the run

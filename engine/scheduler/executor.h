@@ -19,7 +19,7 @@ struct ExecRequest {
     QByteArray request; // the request JSON (holds the secret seed: never world-readable)
     int timeoutMs = 0;
     int gpuIndex = 0;
-    QString label;      // for job names and logs, e.g. "attempt-12"
+    QString label; // for job names and logs, e.g. "attempt-12"
 };
 
 struct ExecOutcome {

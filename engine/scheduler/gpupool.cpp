@@ -6,8 +6,7 @@
 
 namespace kb::engine {
 
-GpuPool::GpuPool(const QString& device)
-{
+GpuPool::GpuPool(const QString& device) {
     if (device != QLatin1String("cuda"))
         return;
     m_indices.clear();
@@ -27,15 +26,13 @@ GpuPool::GpuPool(const QString& device)
         m_indices = {0};
 }
 
-GpuPool GpuPool::withIndices(const QList<int>& indices)
-{
+GpuPool GpuPool::withIndices(const QList<int>& indices) {
     GpuPool p;
     p.m_indices = indices.isEmpty() ? QList<int>{0} : indices;
     return p;
 }
 
-int GpuPool::acquire()
-{
+int GpuPool::acquire() {
     for (int i : std::as_const(m_indices)) {
         if (!m_busy.contains(i)) {
             m_busy.append(i);
@@ -45,8 +42,7 @@ int GpuPool::acquire()
     return -1;
 }
 
-void GpuPool::release(int index)
-{
+void GpuPool::release(int index) {
     m_busy.removeOne(index);
 }
 

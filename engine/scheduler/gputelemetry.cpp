@@ -2,7 +2,6 @@
 
 #include <QMutex>
 #include <QMutexLocker>
-
 #include <dlfcn.h>
 
 namespace kb::engine {
@@ -41,22 +40,20 @@ struct Nvml {
     nvmlReturn_t (*power)(nvmlDevice_t, unsigned int*) = nullptr;
     nvmlReturn_t (*throttle)(nvmlDevice_t, unsigned long long*) = nullptr;
 
-    template <typename F> bool resolve(F& fn, const char* symbol)
-    {
+    template <typename F> bool resolve(F& fn, const char* symbol) {
         fn = reinterpret_cast<F>(::dlsym(lib, symbol));
         return fn != nullptr;
     }
 
-    Nvml()
-    {
+    Nvml() {
         lib = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
         if (!lib) {
             note = QStringLiteral("libnvidia-ml.so.1 not found: no GPUs (CPU mode)");
             return;
         }
-        const bool required = resolve(init, "nvmlInit_v2") && resolve(count, "nvmlDeviceGetCount_v2")
-                              && resolve(handle, "nvmlDeviceGetHandleByIndex_v2")
-                              && resolve(name, "nvmlDeviceGetName");
+        const bool required =
+            resolve(init, "nvmlInit_v2") && resolve(count, "nvmlDeviceGetCount_v2") &&
+            resolve(handle, "nvmlDeviceGetHandleByIndex_v2") && resolve(name, "nvmlDeviceGetName");
         resolve(uuid, "nvmlDeviceGetUUID");
         resolve(memory, "nvmlDeviceGetMemoryInfo");
         resolve(utilization, "nvmlDeviceGetUtilizationRates");
@@ -77,22 +74,19 @@ struct Nvml {
     }
 };
 
-Nvml& nvml()
-{
+Nvml& nvml() {
     static Nvml instance;
     return instance;
 }
 
-QMutex& nvmlMutex()
-{
+QMutex& nvmlMutex() {
     static QMutex m;
     return m;
 }
 
 } // namespace
 
-QList<GpuInfo> discoverGpus()
-{
+QList<GpuInfo> discoverGpus() {
     QMutexLocker lock(&nvmlMutex());
     static std::optional<QList<GpuInfo>> cached;
     if (cached)
@@ -124,8 +118,7 @@ QList<GpuInfo> discoverGpus()
     return out;
 }
 
-QList<GpuTelemetry> sampleGpus()
-{
+QList<GpuTelemetry> sampleGpus() {
     const QList<GpuInfo> gpus = discoverGpus();
     QMutexLocker lock(&nvmlMutex());
     Nvml& n = nvml();
@@ -162,8 +155,7 @@ QList<GpuTelemetry> sampleGpus()
     return out;
 }
 
-QString gpuDiscoveryNote()
-{
+QString gpuDiscoveryNote() {
     discoverGpus();
     QMutexLocker lock(&nvmlMutex());
     return nvml().note;

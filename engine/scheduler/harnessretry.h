@@ -7,8 +7,8 @@
 namespace kb::engine {
 
 struct HarnessRetryPolicy {
-    int limit = 3;             // tries after the first failure
-    double baseSeconds = 0.5;  // first delay (before jitter)
+    int limit = 3;            // tries after the first failure
+    double baseSeconds = 0.5; // first delay (before jitter)
     double maxSeconds = 60;
 
     // Delay before retry number `tries` (1-based): uniform in [d/2, d] with d = base * 2^(tries-1),

@@ -6,7 +6,6 @@
 #include <QDir>
 #include <QFile>
 #include <QRandomGenerator>
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,33 +13,31 @@
 namespace kb::engine {
 namespace {
 
-QString tool(const QString& name)
-{
+QString tool(const QString& name) {
     const QString dir = qEnvironmentVariable("KBSTUDIO_SLURM_BIN");
     return dir.isEmpty() ? name : dir + QLatin1Char('/') + name;
 }
 
-QString shellQuote(const QString& s)
-{
+QString shellQuote(const QString& s) {
     QString q = s;
     q.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
     return QLatin1Char('\'') + q + QLatin1Char('\'');
 }
 
-qint64 nowMs()
-{
+qint64 nowMs() {
     return QDateTime::currentMSecsSinceEpoch();
 }
 
 // Creates a file only the owner can read, refusing to follow an existing name.
-bool writePrivate(const QString& path, const QByteArray& bytes, mode_t mode)
-{
-    const int fd = ::open(QFile::encodeName(path).constData(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode);
+bool writePrivate(const QString& path, const QByteArray& bytes, mode_t mode) {
+    const int fd =
+        ::open(QFile::encodeName(path).constData(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode);
     if (fd < 0)
         return false;
     qsizetype off = 0;
     while (off < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.constData() + off, static_cast<size_t>(bytes.size() - off));
+        const ssize_t n =
+            ::write(fd, bytes.constData() + off, static_cast<size_t>(bytes.size() - off));
         if (n <= 0) {
             ::close(fd);
             return false;
@@ -50,8 +47,7 @@ bool writePrivate(const QString& path, const QByteArray& bytes, mode_t mode)
     return ::close(fd) == 0;
 }
 
-QByteArray tailOf(const QString& path)
-{
+QByteArray tailOf(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         return {};
@@ -65,14 +61,12 @@ QByteArray tailOf(const QString& path)
 
 SlurmExecutor::SlurmExecutor(const SlurmSettings& settings, QObject* parent)
     : Executor(parent)
-    , m_settings(settings)
-{
+    , m_settings(settings) {
     m_pollTimer.setSingleShot(true);
     connect(&m_pollTimer, &QTimer::timeout, this, &SlurmExecutor::poll);
 }
 
-SlurmExecutor::~SlurmExecutor()
-{
+SlurmExecutor::~SlurmExecutor() {
     if (m_done)
         return;
     if (!m_jobId.isEmpty())
@@ -81,8 +75,7 @@ SlurmExecutor::~SlurmExecutor()
         QDir(m_jobDir).removeRecursively();
 }
 
-QByteArray SlurmExecutor::jobScript(const ExecRequest& r, const QString& jobDir)
-{
+QByteArray SlurmExecutor::jobScript(const ExecRequest& r, const QString& jobDir) {
     const QString dir = shellQuote(jobDir);
     QString s;
     s += QStringLiteral("#!/bin/sh\n");
@@ -91,16 +84,18 @@ QByteArray SlurmExecutor::jobScript(const ExecRequest& r, const QString& jobDir)
     s += QStringLiteral("exec 3<%1/request.json || exit 111\n").arg(dir);
     s += QStringLiteral("rm -f %1/request.json\n").arg(dir);
     s += QStringLiteral("cd %1 || exit 112\n").arg(shellQuote(r.workDir));
-    s += QStringLiteral("PYTHONPATH=%1${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 \\\n")
+    s += QStringLiteral("PYTHONPATH=%1${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 "
+                        "PYTHONDONTWRITEBYTECODE=1 \\\n")
              .arg(shellQuote(harnessDir()));
-    s += QStringLiteral("  %1 -m kbharness %2 --request - --result %3 <&3 3<&- >%4/harness.out 2>%4/harness.err\n")
+    s += QStringLiteral("  %1 -m kbharness %2 --request - --result %3 <&3 3<&- >%4/harness.out "
+                        "2>%4/harness.err\n")
              .arg(shellQuote(pythonExecutable()), r.phase, shellQuote(r.resultPath), dir);
     s += QStringLiteral("echo $? >%1/exit.tmp && mv %1/exit.tmp %1/exit\n").arg(dir);
     return s.toUtf8();
 }
 
-void SlurmExecutor::runTool(const QString& name, const QStringList& args, const std::function<void(int)>& then)
-{
+void SlurmExecutor::runTool(const QString& name, const QStringList& args,
+                            const std::function<void(int)>& then) {
     if (m_tool)
         m_tool->deleteLater();
     m_tool = new QProcess(this);
@@ -117,8 +112,7 @@ void SlurmExecutor::runTool(const QString& name, const QStringList& args, const 
     proc->start(tool(name), args);
 }
 
-void SlurmExecutor::start(const ExecRequest& r)
-{
+void SlurmExecutor::start(const ExecRequest& r) {
     m_request = r;
     m_done = false;
     m_timedOut = false;
@@ -126,24 +120,25 @@ void SlurmExecutor::start(const ExecRequest& r)
     m_jobId.clear();
     QDir().mkpath(m_settings.spoolDir);
     ::chmod(QFile::encodeName(m_settings.spoolDir).constData(), 0700);
-    m_jobDir = QStringLiteral("%1/%2-%3").arg(m_settings.spoolDir, r.label,
-                                              QString::number(QRandomGenerator::system()->generate64(), 16));
+    m_jobDir = QStringLiteral("%1/%2-%3")
+                   .arg(m_settings.spoolDir, r.label,
+                        QString::number(QRandomGenerator::system()->generate64(), 16));
     ExecOutcome failed;
     failed.lost = true;
-    if (::mkdir(QFile::encodeName(m_jobDir).constData(), 0700) != 0
-        || !writePrivate(m_jobDir + QStringLiteral("/request.json"), r.request, 0600)
-        || !writePrivate(m_jobDir + QStringLiteral("/job.sh"), jobScript(r, m_jobDir), 0700)) {
-        failed.harness.error = QStringLiteral("cannot write the Slurm job files under %1").arg(m_jobDir);
-        QMetaObject::invokeMethod(this, [this, failed] { finish(failed); }, Qt::QueuedConnection);
+    if (::mkdir(QFile::encodeName(m_jobDir).constData(), 0700) != 0 ||
+        !writePrivate(m_jobDir + QStringLiteral("/request.json"), r.request, 0600) ||
+        !writePrivate(m_jobDir + QStringLiteral("/job.sh"), jobScript(r, m_jobDir), 0700)) {
+        failed.harness.error =
+            QStringLiteral("cannot write the Slurm job files under %1").arg(m_jobDir);
+        QMetaObject::invokeMethod(
+            this, [this, failed] { finish(failed); }, Qt::QueuedConnection);
         return;
     }
     // Slurm's own limit backs up ours (which starts once the job runs).
     const int minutes = std::max(1, (r.timeoutMs + 59999) / 60000) + 2;
-    QStringList args{QStringLiteral("--parsable"),
-                     QStringLiteral("--job-name=kbstudio-") + r.label,
+    QStringList args{QStringLiteral("--parsable"), QStringLiteral("--job-name=kbstudio-") + r.label,
                      QStringLiteral("--output=") + m_jobDir + QStringLiteral("/slurm.out"),
-                     QStringLiteral("--no-requeue"),
-                     QStringLiteral("--time=%1").arg(minutes)};
+                     QStringLiteral("--no-requeue"), QStringLiteral("--time=%1").arg(minutes)};
     if (!m_settings.partition.isEmpty())
         args << QStringLiteral("--partition=") + m_settings.partition;
     if (m_settings.gpu)
@@ -156,8 +151,7 @@ void SlurmExecutor::start(const ExecRequest& r)
     runTool(QStringLiteral("sbatch"), args, [this](int c) { onSubmitted(c); });
 }
 
-void SlurmExecutor::onSubmitted(int exitCode)
-{
+void SlurmExecutor::onSubmitted(int exitCode) {
     const QString outText = QString::fromUtf8(m_tool->readAllStandardOutput()).trimmed();
     const QString errText = QString::fromUtf8(m_tool->readAllStandardError()).trimmed();
     m_jobId = outText.section(QLatin1Char(';'), 0, 0).trimmed();
@@ -166,8 +160,10 @@ void SlurmExecutor::onSubmitted(int exitCode)
     if (exitCode != 0 || !numeric) {
         ExecOutcome out;
         out.lost = true;
-        out.harness.error = exitCode == -2 ? QStringLiteral("cannot run sbatch (is Slurm installed?)")
-                                           : QStringLiteral("sbatch refused the job: %1").arg(errText.isEmpty() ? outText : errText);
+        out.harness.error = exitCode == -2
+                                ? QStringLiteral("cannot run sbatch (is Slurm installed?)")
+                                : QStringLiteral("sbatch refused the job: %1")
+                                      .arg(errText.isEmpty() ? outText : errText);
         m_jobId.clear();
         finish(out);
         return;
@@ -175,14 +171,14 @@ void SlurmExecutor::onSubmitted(int exitCode)
     m_pollTimer.start(std::min(m_settings.pollMs, 500));
 }
 
-void SlurmExecutor::poll()
-{
-    runTool(QStringLiteral("squeue"), {QStringLiteral("-h"), QStringLiteral("-j"), m_jobId, QStringLiteral("-o"), QStringLiteral("%T")},
+void SlurmExecutor::poll() {
+    runTool(QStringLiteral("squeue"),
+            {QStringLiteral("-h"), QStringLiteral("-j"), m_jobId, QStringLiteral("-o"),
+             QStringLiteral("%T")},
             [this](int c) { onPolled(c); });
 }
 
-void SlurmExecutor::onPolled(int exitCode)
-{
+void SlurmExecutor::onPolled(int exitCode) {
     const QString state = QString::fromUtf8(m_tool->readAllStandardOutput()).trimmed();
     const QString err = QString::fromUtf8(m_tool->readAllStandardError());
     if (exitCode != 0 && !err.contains(QLatin1String("Invalid job id"))) {
@@ -190,14 +186,17 @@ void SlurmExecutor::onPolled(int exitCode)
         m_pollTimer.start(m_settings.pollMs);
         return;
     }
-    if (!state.isEmpty() && !QStringList{QStringLiteral("COMPLETED"), QStringLiteral("FAILED"), QStringLiteral("CANCELLED"),
-                                         QStringLiteral("NODE_FAIL"), QStringLiteral("PREEMPTED"), QStringLiteral("TIMEOUT"),
-                                         QStringLiteral("OUT_OF_MEMORY"), QStringLiteral("BOOT_FAIL"), QStringLiteral("DEADLINE")}
+    if (!state.isEmpty() && !QStringList{QStringLiteral("COMPLETED"), QStringLiteral("FAILED"),
+                                         QStringLiteral("CANCELLED"), QStringLiteral("NODE_FAIL"),
+                                         QStringLiteral("PREEMPTED"), QStringLiteral("TIMEOUT"),
+                                         QStringLiteral("OUT_OF_MEMORY"),
+                                         QStringLiteral("BOOT_FAIL"), QStringLiteral("DEADLINE")}
                                  .contains(state)) {
         m_lastState = state;
         if (state == QLatin1String("RUNNING") && m_runningSinceMs < 0)
             m_runningSinceMs = nowMs();
-        if (m_runningSinceMs >= 0 && !m_timedOut && nowMs() - m_runningSinceMs > m_request.timeoutMs) {
+        if (m_runningSinceMs >= 0 && !m_timedOut &&
+            nowMs() - m_runningSinceMs > m_request.timeoutMs) {
             m_timedOut = true;
             QProcess::startDetached(tool(QStringLiteral("scancel")), {m_jobId});
         }
@@ -214,11 +213,12 @@ void SlurmExecutor::onPolled(int exitCode)
             });
 }
 
-void SlurmExecutor::collect(const QString& jobState)
-{
+void SlurmExecutor::collect(const QString& jobState) {
     ExecOutcome out;
     HarnessOutcome& h = out.harness;
-    h.seconds = static_cast<double>(nowMs() - (m_runningSinceMs >= 0 ? m_runningSinceMs : m_submittedMs)) / 1000.0;
+    h.seconds =
+        static_cast<double>(nowMs() - (m_runningSinceMs >= 0 ? m_runningSinceMs : m_submittedMs)) /
+        1000.0;
     h.stdoutTail = tailOf(m_jobDir + QStringLiteral("/harness.out"));
     h.stderrTail = tailOf(m_jobDir + QStringLiteral("/harness.err"));
     QFile exitFile(m_jobDir + QStringLiteral("/exit"));
@@ -232,17 +232,20 @@ void SlurmExecutor::collect(const QString& jobState)
         if (code > 128) {
             h.crashed = true;
             h.exitCode = code - 128;
-            h.error = QStringLiteral("the harness process died: %1").arg(describeSignal(h.exitCode));
+            h.error =
+                QStringLiteral("the harness process died: %1").arg(describeSignal(h.exitCode));
             // Killed by SIGKILL from outside: the node's OOM killer or an operator.
             out.lost = h.exitCode == 9;
         } else {
             h.finished = true;
             h.exitCode = code;
             if (code != 0) {
-                const QString lastLine = QString::fromUtf8(h.stderrTail).trimmed().section(QLatin1Char('\n'), -1);
-                h.error = QStringLiteral("the harness exited with code %1%2")
-                              .arg(code)
-                              .arg(lastLine.isEmpty() ? QString() : QStringLiteral(": ") + lastLine);
+                const QString lastLine =
+                    QString::fromUtf8(h.stderrTail).trimmed().section(QLatin1Char('\n'), -1);
+                h.error =
+                    QStringLiteral("the harness exited with code %1%2")
+                        .arg(code)
+                        .arg(lastLine.isEmpty() ? QString() : QStringLiteral(": ") + lastLine);
             }
         }
     } else {
@@ -252,8 +255,7 @@ void SlurmExecutor::collect(const QString& jobState)
     finish(out);
 }
 
-void SlurmExecutor::finish(ExecOutcome outcome)
-{
+void SlurmExecutor::finish(ExecOutcome outcome) {
     if (m_done)
         return;
     m_done = true;
@@ -264,8 +266,7 @@ void SlurmExecutor::finish(ExecOutcome outcome)
     Q_EMIT finished(outcome);
 }
 
-void SlurmExecutor::kill()
-{
+void SlurmExecutor::kill() {
     if (m_done)
         return;
     m_done = true;

@@ -11,18 +11,17 @@
 
 #include <QProcess>
 #include <QTimer>
-
 #include <functional>
 
 namespace kb::engine {
 
 struct SlurmSettings {
-    QString partition;           // empty = the cluster's default partition
-    bool gpu = false;            // ask for one GPU per job (--gres=gpu:1)
-    bool exclusive = false;      // a whole node per job (CPU timing needs the machine to itself)
-    int pollMs = 2000;           // squeue interval
-    QString extraArgs;           // more sbatch options, space-separated
-    QString spoolDir;            // where job folders go (private; on the shared file system)
+    QString partition;      // empty = the cluster's default partition
+    bool gpu = false;       // ask for one GPU per job (--gres=gpu:1)
+    bool exclusive = false; // a whole node per job (CPU timing needs the machine to itself)
+    int pollMs = 2000;      // squeue interval
+    QString extraArgs;      // more sbatch options, space-separated
+    QString spoolDir;       // where job folders go (private; on the shared file system)
 };
 
 class SlurmExecutor : public Executor {
@@ -43,7 +42,8 @@ private:
     void onPolled(int exitCode);
     void collect(const QString& jobState);
     void finish(ExecOutcome outcome);
-    void runTool(const QString& tool, const QStringList& args, const std::function<void(int)>& then);
+    void runTool(const QString& tool, const QStringList& args,
+                 const std::function<void(int)>& then);
 
     SlurmSettings m_settings;
     ExecRequest m_request;

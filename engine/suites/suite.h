@@ -19,7 +19,7 @@ struct TaskDefinition {
 struct SuiteDefinition {
     QString name;
     QString description;
-    QString source; // folder it was read from
+    QString source;       // folder it was read from
     bool builtin = false; // shipped with the program (the sample suite)
     QList<TaskDefinition> tasks;
     QStringList problems; // one readable line per task file that could not be used

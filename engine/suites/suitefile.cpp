@@ -3,7 +3,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -13,8 +12,7 @@
 namespace kb::engine {
 namespace {
 
-QString kindOf(mode_t mode)
-{
+QString kindOf(mode_t mode) {
     if (S_ISDIR(mode))
         return QStringLiteral("a folder");
     if (S_ISFIFO(mode))
@@ -28,26 +26,24 @@ QString kindOf(mode_t mode)
     return QStringLiteral("not a regular file");
 }
 
-QString sizeText(qint64 bytes)
-{
-    return bytes >= 1024 * 1024 ? QStringLiteral("%1 MiB").arg(static_cast<double>(bytes) / (1024.0 * 1024.0), 0, 'f', 1)
+QString sizeText(qint64 bytes) {
+    return bytes >= 1024 * 1024 ? QStringLiteral("%1 MiB").arg(
+                                      static_cast<double>(bytes) / (1024.0 * 1024.0), 0, 'f', 1)
                                 : QStringLiteral("%1 bytes").arg(bytes);
 }
 
-QString errnoText(int error)
-{
+QString errnoText(int error) {
     return QString::fromLocal8Bit(std::strerror(error));
 }
 
 } // namespace
 
-bool readSuiteFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QString& problem)
-{
+bool readSuiteFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QString& problem) {
     return readRegularFile(path, maxBytes, bytes, problem, QStringLiteral("suite file"));
 }
 
-bool readRegularFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QString& problem, const QString& kind)
-{
+bool readRegularFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QString& problem,
+                     const QString& kind) {
     const QByteArray native = QFile::encodeName(path);
     struct stat st {};
     // Looked at before opening, so that opening a device has no side effect...
@@ -56,7 +52,8 @@ bool readRegularFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QS
         return false;
     }
     if (!S_ISREG(st.st_mode)) {
-        problem = QStringLiteral("%1: is %2; %3s must be regular files").arg(path, kindOf(st.st_mode), kind);
+        problem = QStringLiteral("%1: is %2; %3s must be regular files")
+                      .arg(path, kindOf(st.st_mode), kind);
         return false;
     }
     // ...and again once open, in case it was swapped for something else in between. O_NONBLOCK
@@ -74,7 +71,8 @@ bool readRegularFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QS
     if (::fstat(fd, &st) != 0)
         return fail(QStringLiteral("cannot read (%1)").arg(errnoText(errno)));
     if (!S_ISREG(st.st_mode))
-        return fail(QStringLiteral("is %1; %2s must be regular files").arg(kindOf(st.st_mode), kind));
+        return fail(
+            QStringLiteral("is %1; %2s must be regular files").arg(kindOf(st.st_mode), kind));
     if (st.st_size > maxBytes) {
         return fail(QStringLiteral("is %1, more than the %2 a %3 may have")
                         .arg(sizeText(st.st_size), sizeText(maxBytes), kind));
@@ -101,8 +99,7 @@ bool readRegularFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QS
     return true;
 }
 
-bool isInsideFolder(const QString& path, const QString& folder)
-{
+bool isInsideFolder(const QString& path, const QString& folder) {
     const QString file = QFileInfo(path).canonicalFilePath();
     const QString dir = QFileInfo(folder).canonicalFilePath();
     if (file.isEmpty() || dir.isEmpty())

@@ -17,7 +17,8 @@ inline constexpr qint64 kMaxManifestBytes = 8 * 1024 * 1024;
 // and sets problem to "PATH: why" (the path as given).
 bool readSuiteFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QString& problem);
 // The same for any file a user hands in; kind names such a file in the problem ("candidate file").
-bool readRegularFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QString& problem, const QString& kind);
+bool readRegularFile(const QString& path, qint64 maxBytes, QByteArray& bytes, QString& problem,
+                     const QString& kind);
 
 // True when path, with every link resolved, lies inside folder (also resolved).
 bool isInsideFolder(const QString& path, const QString& folder);

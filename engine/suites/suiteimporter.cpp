@@ -1,7 +1,6 @@
 #include "suiteimporter.h"
 
 #include "core/hashing.h"
-
 #include "db/catalogrepository.h"
 
 #include <QJsonArray>
@@ -10,13 +9,12 @@
 
 namespace kb::engine {
 
-ImportedSuite importSuite(db::Connection& conn, const SuiteDefinition& suite)
-{
+ImportedSuite importSuite(db::Connection& conn, const SuiteDefinition& suite) {
     db::Transaction tx(conn, db::Transaction::Lock::Immediate);
     db::CatalogRepository catalog(conn);
     ImportedSuite out;
     const db::SuiteRow suiteRow{0, suite.name.toStdString(), suite.description.toStdString(),
-                           suite.source.toStdString()};
+                                suite.source.toStdString()};
     if (suite.builtin) {
         const db::SuiteRow stored = catalog.upsertBuiltinSuite(suiteRow);
         out.suiteId = stored.id;

@@ -1,8 +1,7 @@
 #pragma once
 
-#include "suite.h"
-
 #include "db/records.h"
+#include "suite.h"
 
 #include <QString>
 

@@ -1,10 +1,9 @@
 #include "suiteloader.h"
 
-#include "jsonlsuite.h"
-#include "suitefile.h"
-
 #include "core/error.h"
 #include "core/paths.h"
+#include "jsonlsuite.h"
+#include "suitefile.h"
 
 #include <QDir>
 #include <QFile>
@@ -19,8 +18,7 @@ namespace kb::engine {
 namespace {
 
 // Returns the file's text or a readable problem.
-bool readTaskFile(const QString& path, QString& source, QString& problem)
-{
+bool readTaskFile(const QString& path, QString& source, QString& problem) {
     QByteArray bytes;
     if (!readSuiteFile(path, kMaxTaskFileBytes, bytes, problem))
         return false;
@@ -38,11 +36,11 @@ bool readTaskFile(const QString& path, QString& source, QString& problem)
 }
 
 // A second task with a key already taken is a problem, not a task counted twice.
-bool takeKey(QHash<QString, QString>& seen, const TaskDefinition& task, QStringList& problems)
-{
+bool takeKey(QHash<QString, QString>& seen, const TaskDefinition& task, QStringList& problems) {
     const auto it = seen.constFind(task.key);
     if (it != seen.constEnd()) {
-        problems << QStringLiteral("%1: task id '%2' is already used by %3; every task needs its own id")
+        problems << QStringLiteral(
+                        "%1: task id '%2' is already used by %3; every task needs its own id")
                         .arg(task.path, task.key, it.value());
         return false;
     }
@@ -50,16 +48,14 @@ bool takeKey(QHash<QString, QString>& seen, const TaskDefinition& task, QStringL
     return true;
 }
 
-bool isShippedSuite(const QString& dir)
-{
+bool isShippedSuite(const QString& dir) {
     const QString shipped = QFileInfo(sampleSuiteDir()).canonicalFilePath();
     return !shipped.isEmpty() && QFileInfo(dir).canonicalFilePath() == shipped;
 }
 
 } // namespace
 
-QString SuiteLoader::checkTaskSource(const QString& source)
-{
+QString SuiteLoader::checkTaskSource(const QString& source) {
     if (source.trimmed().isEmpty())
         return QStringLiteral("the task file is empty");
     if (source.contains(QChar(0)))
@@ -82,45 +78,48 @@ QString SuiteLoader::checkTaskSource(const QString& source)
     if (!init.match(source).hasMatch())
         missing << QStringLiteral("a top-level 'def get_init_inputs()'");
     if (!missing.isEmpty())
-        return QStringLiteral("not a KernelBench-format task: missing ") + missing.join(QStringLiteral(", "));
+        return QStringLiteral("not a KernelBench-format task: missing ") +
+               missing.join(QStringLiteral(", "));
     return {};
 }
 
-SuiteDefinition SuiteLoader::load(const QString& path, const QString& nameOverride)
-{
+SuiteDefinition SuiteLoader::load(const QString& path, const QString& nameOverride) {
     const QFileInfo info(path);
     if (!info.exists() && !info.isSymLink())
-        throw Error(QStringLiteral("'%1' does not exist; a suite is a folder (suite.json or KernelBench "
-                                   "level folders) or a JSON-lines file").arg(path));
+        throw Error(
+            QStringLiteral("'%1' does not exist; a suite is a folder (suite.json or KernelBench "
+                           "level folders) or a JSON-lines file")
+                .arg(path));
     if (info.exists() && !info.isDir())
         return loadJsonlSuite(path, nameOverride);
     return loadFolder(path, nameOverride);
 }
 
-SuiteDefinition SuiteLoader::loadFolder(const QString& dir, const QString& nameOverride)
-{
+SuiteDefinition SuiteLoader::loadFolder(const QString& dir, const QString& nameOverride) {
     const QFileInfo info(dir);
     if (!info.exists())
         throw Error(QStringLiteral("suite folder '%1' does not exist").arg(dir));
     if (!info.isDir())
         throw Error(QStringLiteral("'%1' is not a folder; a suite is a folder with suite.json or "
-                                   "KernelBench level folders").arg(dir));
+                                   "KernelBench level folders")
+                        .arg(dir));
     const QString manifest = QDir(dir).filePath(QStringLiteral("suite.json"));
-    SuiteDefinition suite = QFileInfo::exists(manifest) ? loadManifest(dir, manifest)
-                                                        : loadKernelBenchFolder(dir);
+    SuiteDefinition suite =
+        QFileInfo::exists(manifest) ? loadManifest(dir, manifest) : loadKernelBenchFolder(dir);
     if (!nameOverride.isEmpty())
         suite.name = nameOverride;
     suite.builtin = isShippedSuite(dir);
     if (suite.tasks.isEmpty()) {
-        throw Error(QStringLiteral("no usable task in '%1'%2").arg(
-            dir, suite.problems.isEmpty() ? QString()
-                                          : QStringLiteral(":\n  ") + suite.problems.join(QStringLiteral("\n  "))));
+        throw Error(QStringLiteral("no usable task in '%1'%2")
+                        .arg(dir, suite.problems.isEmpty()
+                                      ? QString()
+                                      : QStringLiteral(":\n  ") +
+                                            suite.problems.join(QStringLiteral("\n  "))));
     }
     return suite;
 }
 
-SuiteDefinition SuiteLoader::loadManifest(const QString& dir, const QString& manifestPath)
-{
+SuiteDefinition SuiteLoader::loadManifest(const QString& dir, const QString& manifestPath) {
     QByteArray manifest;
     QString problem;
     if (!readSuiteFile(manifestPath, kMaxManifestBytes, manifest, problem))
@@ -149,7 +148,8 @@ SuiteDefinition SuiteLoader::loadManifest(const QString& dir, const QString& man
         task.level = t.value(QStringLiteral("level")).toInt(0);
         const QString file = t.value(QStringLiteral("file")).toString();
         if (task.key.isEmpty() || file.isEmpty()) {
-            suite.problems << QStringLiteral("%1: a task entry lacks \"id\" or \"file\"").arg(manifestPath);
+            suite.problems
+                << QStringLiteral("%1: a task entry lacks \"id\" or \"file\"").arg(manifestPath);
             continue;
         }
         if (task.level < 1 || task.level > 4) {
@@ -163,8 +163,9 @@ SuiteDefinition SuiteLoader::loadManifest(const QString& dir, const QString& man
         task.path = QDir(dir).absoluteFilePath(file);
         if (QFileInfo::exists(task.path) && !isInsideFolder(task.path, dir)) {
             // Its text would be stored and sent to model providers: only the suite's own files.
-            suite.problems << QStringLiteral("%1: task '%2' names a file outside the suite's folder %3 "
-                                             "(links included); copy it into the folder")
+            suite.problems << QStringLiteral(
+                                  "%1: task '%2' names a file outside the suite's folder %3 "
+                                  "(links included); copy it into the folder")
                                   .arg(manifestPath, task.key, suite.source);
             continue;
         }
@@ -180,8 +181,7 @@ SuiteDefinition SuiteLoader::loadManifest(const QString& dir, const QString& man
     return suite;
 }
 
-SuiteDefinition SuiteLoader::loadKernelBenchFolder(const QString& dir)
-{
+SuiteDefinition SuiteLoader::loadKernelBenchFolder(const QString& dir) {
     SuiteDefinition suite;
     suite.source = QDir(dir).absolutePath();
     suite.name = QFileInfo(dir).fileName();
@@ -195,7 +195,8 @@ SuiteDefinition SuiteLoader::loadKernelBenchFolder(const QString& dir)
         // The folder is itself one level.
         levelDirs.append({match.captured(1).toInt(), dir});
     } else {
-        for (const auto& sub : QDir(dir).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        for (const auto& sub :
+             QDir(dir).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
             const auto m = levelDir.match(sub.fileName());
             if (m.hasMatch())
                 levelDirs.append({m.captured(1).toInt(), sub.absoluteFilePath()});
@@ -203,7 +204,8 @@ SuiteDefinition SuiteLoader::loadKernelBenchFolder(const QString& dir)
     }
     if (levelDirs.isEmpty())
         throw Error(QStringLiteral("'%1' has no suite.json and no KernelBench level folders "
-                                   "(level1, level2, ...)").arg(dir));
+                                   "(level1, level2, ...)")
+                        .arg(dir));
     QHash<QString, QString> seen;
     for (const auto& [level, path] : levelDirs) {
         if (level < 1 || level > 4) {
@@ -213,13 +215,14 @@ SuiteDefinition SuiteLoader::loadKernelBenchFolder(const QString& dir)
         // System entries too (FIFOs, devices, broken links): they are reported, not skipped.
         auto files = QDir(path).entryInfoList({QStringLiteral("*.py")}, QDir::Files | QDir::System);
         std::sort(files.begin(), files.end(), [](const QFileInfo& a, const QFileInfo& b) {
-            return a.fileName().section(QLatin1Char('_'), 0, 0).toInt()
-                   < b.fileName().section(QLatin1Char('_'), 0, 0).toInt();
+            return a.fileName().section(QLatin1Char('_'), 0, 0).toInt() <
+                   b.fileName().section(QLatin1Char('_'), 0, 0).toInt();
         });
         for (const auto& file : files) {
             const auto m = fileName.match(file.fileName());
             if (!m.hasMatch()) {
-                suite.problems << QStringLiteral("%1: file name is not N_Name.py").arg(file.filePath());
+                suite.problems
+                    << QStringLiteral("%1: file name is not N_Name.py").arg(file.filePath());
                 continue;
             }
             TaskDefinition task;
@@ -228,8 +231,10 @@ SuiteDefinition SuiteLoader::loadKernelBenchFolder(const QString& dir)
             task.name = m.captured(2);
             task.path = file.absoluteFilePath();
             if (file.exists() && !isInsideFolder(task.path, dir)) {
-                suite.problems << QStringLiteral("%1: links to a file outside the suite's folder %2; "
-                                                 "copy it into the folder").arg(task.path, suite.source);
+                suite.problems << QStringLiteral(
+                                      "%1: links to a file outside the suite's folder %2; "
+                                      "copy it into the folder")
+                                      .arg(task.path, suite.source);
                 continue;
             }
             QString problem;

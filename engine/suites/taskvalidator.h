@@ -24,10 +24,10 @@ struct HarnessOutcome;
 struct TaskValidationResult {
     db::Id taskId = 0;
     QString taskKey;
-    bool ok = false;          // the reference ran (flags or not)
-    QStringList flags;        // e.g. "below-tolerance"
-    QStringList messages;     // one per flag, the harness's explanation
-    QString error;            // when !ok: why the task cannot be used
+    bool ok = false;      // the reference ran (flags or not)
+    QStringList flags;    // e.g. "below-tolerance"
+    QStringList messages; // one per flag, the harness's explanation
+    QString error;        // when !ok: why the task cannot be used
 };
 
 class TaskValidator : public QObject {

@@ -7,24 +7,23 @@ namespace kb::gui {
 
 namespace {
 
-QString tr(const char* text)
-{
+QString tr(const char* text) {
     return QCoreApplication::translate("kb::gui::CommandLine", text);
 }
 
 struct Parser {
     QCommandLineParser parser;
-    QCommandLineOption db{QStringList{QStringLiteral("db")}, tr("Open the database FILE."), QStringLiteral("FILE")};
-    QCommandLineOption screenshots{QStringList{QStringLiteral("screenshots")},
-                                   tr("Render every page to PNG files in DIR at 1280x800, then exit."),
-                                   QStringLiteral("DIR")};
+    QCommandLineOption db{QStringList{QStringLiteral("db")}, tr("Open the database FILE."),
+                          QStringLiteral("FILE")};
+    QCommandLineOption screenshots{
+        QStringList{QStringLiteral("screenshots")},
+        tr("Render every page to PNG files in DIR at 1280x800, then exit."), QStringLiteral("DIR")};
     QCommandLineOption version{QStringList{QStringLiteral("v"), QStringLiteral("version")},
                                tr("Print the version and exit.")};
     QCommandLineOption help{QStringList{QStringLiteral("h"), QStringLiteral("help")},
                             tr("Print this help and exit.")};
 
-    Parser()
-    {
+    Parser() {
         parser.setApplicationDescription(
             tr("KernelBench Studio: browse runs, per-task results, leaderboards and the attempts "
                "behind them.\nWithout --db it opens the default database, the one "
@@ -38,8 +37,7 @@ struct Parser {
 
 } // namespace
 
-CommandLine parseCommandLine(const QStringList& arguments)
-{
+CommandLine parseCommandLine(const QStringList& arguments) {
     Parser p;
     CommandLine out;
     if (!p.parser.parse(arguments)) {
@@ -47,7 +45,8 @@ CommandLine parseCommandLine(const QStringList& arguments)
         return out;
     }
     if (!p.parser.positionalArguments().isEmpty()) {
-        out.error = tr("Unexpected argument: %1 (use --db FILE)").arg(p.parser.positionalArguments().constFirst());
+        out.error = tr("Unexpected argument: %1 (use --db FILE)")
+                        .arg(p.parser.positionalArguments().constFirst());
         return out;
     }
     out.version = p.parser.isSet(p.version);
@@ -57,13 +56,11 @@ CommandLine parseCommandLine(const QStringList& arguments)
     return out;
 }
 
-QString versionText()
-{
+QString versionText() {
     return QStringLiteral("kbstudio " KBSTUDIO_VERSION);
 }
 
-QString helpText()
-{
+QString helpText() {
     Parser p;
     // helpText() names the program from QCoreApplication, which may not exist yet.
     QString text = p.parser.helpText();

@@ -1,25 +1,24 @@
 #include "mainwindow.h"
 
+#include "core/error.h"
+#include "core/paths.h"
+#include "data/runlauncher.h"
+#include "generation/providerclients.h"
 #include "models/runscopemodel.h"
-#include "scoperouter.h"
 #include "pages/attemptdetailpage.h"
 #include "pages/comparepage.h"
-#include "pages/monitorpage.h"
-#include "pages/providerspage.h"
-#include "pages/suitespage.h"
-#include "pages/runlauncherdialog.h"
-#include "data/runlauncher.h"
 #include "pages/leaderboardpage.h"
+#include "pages/monitorpage.h"
 #include "pages/placeholderpage.h"
 #include "pages/plotspage.h"
+#include "pages/providerspage.h"
 #include "pages/resultspage.h"
+#include "pages/runlauncherdialog.h"
 #include "pages/runspage.h"
-
-#include "core/paths.h"
-#include "generation/providerclients.h"
+#include "pages/suitespage.h"
 #include "providers/keystore.h"
 #include "run/runengine.h"
-#include "core/error.h"
+#include "scoperouter.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -69,8 +68,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_suitesPage(new SuitesPage(this))
     , m_scopeModel(new RunScopeModel(this))
     , m_scopeBox(new QComboBox(this))
-    , m_status(new QLabel(this))
-{
+    , m_status(new QLabel(this)) {
     setWindowTitle(tr("KernelBench Studio"));
     m_pages->insertWidget(RunsPageIndex, m_runsPage);
     m_pages->insertWidget(ResultsPageIndex, m_resultsPage);
@@ -83,18 +81,27 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages->insertWidget(SuitesPageIndex, m_suitesPage);
     m_providersPage->setKeyStore(m_keys.get());
     m_comparePage->setScopeCache(m_scopes->cache());
-    m_scopes->addPage(ResultsPageIndex, [this](const SnapshotPtr& s, db::Id runId) { m_resultsPage->setSnapshot(s, runId); });
-    m_scopes->addPage(LeaderboardPageIndex, [this](const SnapshotPtr& s, db::Id runId) { m_leaderboardPage->setSnapshot(s, runId); });
-    m_scopes->addPage(PlotsPageIndex, [this](const SnapshotPtr& s, db::Id runId) { m_plotsPage->setSnapshot(s, runId); });
-    m_scopes->addPage(ComparePageIndex, [this](const SnapshotPtr& s, db::Id runId) { m_comparePage->setSnapshot(s, runId); });
+    m_scopes->addPage(ResultsPageIndex, [this](const SnapshotPtr& s, db::Id runId) {
+        m_resultsPage->setSnapshot(s, runId);
+    });
+    m_scopes->addPage(LeaderboardPageIndex, [this](const SnapshotPtr& s, db::Id runId) {
+        m_leaderboardPage->setSnapshot(s, runId);
+    });
+    m_scopes->addPage(PlotsPageIndex, [this](const SnapshotPtr& s, db::Id runId) {
+        m_plotsPage->setSnapshot(s, runId);
+    });
+    m_scopes->addPage(ComparePageIndex, [this](const SnapshotPtr& s, db::Id runId) {
+        m_comparePage->setSnapshot(s, runId);
+    });
     m_outer->addWidget(m_placeholder);
     m_outer->addWidget(m_pages);
 
     m_banner->setObjectName(QStringLiteral("errorBanner"));
     m_banner->setWordWrap(true);
     m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_banner->setStyleSheet(QStringLiteral("QLabel#errorBanner { background-color: #c62828; color: white; "
-                                           "padding: 6px; border-radius: 3px; }"));
+    m_banner->setStyleSheet(
+        QStringLiteral("QLabel#errorBanner { background-color: #c62828; color: white; "
+                       "padding: 6px; border-radius: 3px; }"));
     m_banner->hide();
 
     auto* central = new QWidget(this);
@@ -114,11 +121,12 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_loader, &SnapshotLoader::loaded, this, &MainWindow::applySnapshot);
     connect(m_loader, &SnapshotLoader::failed, this, &MainWindow::applyFailure);
-    connect(m_scopes, &ScopeRouter::applied, this, [this](const SnapshotPtr& snapshot, db::Id runId) {
-        m_snapshot = snapshot;
-        updateStatus();
-        Q_EMIT scopeApplied(runId);
-    });
+    connect(m_scopes, &ScopeRouter::applied, this,
+            [this](const SnapshotPtr& snapshot, db::Id runId) {
+                m_snapshot = snapshot;
+                updateStatus();
+                Q_EMIT scopeApplied(runId);
+            });
     connect(m_scopes, &ScopeRouter::reading, this, [this](db::Id runId) {
         m_status->setText(runId == 0 ? tr("Reading the attempts of every run…")
                                      : tr("Reading the attempts of run %1…").arg(runId));
@@ -142,13 +150,14 @@ MainWindow::MainWindow(QWidget* parent)
             showError(message);
     });
     connect(m_providersPage, &ProvidersPage::catalogChanged, this, &MainWindow::reloadCatalog);
-    connect(m_exporter, &ExportRunner::finished, this, [this](const QString& error, const QString& summary) {
-        if (!error.isEmpty())
-            showError(error);
-        else
-            m_status->setText(summary);
-        Q_EMIT exportFinished(error, summary);
-    });
+    connect(m_exporter, &ExportRunner::finished, this,
+            [this](const QString& error, const QString& summary) {
+                if (!error.isEmpty())
+                    showError(error);
+                else
+                    m_status->setText(summary);
+                Q_EMIT exportFinished(error, summary);
+            });
     connect(m_suitesPage, &SuitesPage::catalogChanged, this, &MainWindow::reloadCatalog);
     connect(m_placeholder, &PlaceholderPage::openRequested, this, &MainWindow::openDatabaseDialog);
     connect(m_scopeBox, &QComboBox::activated, this,
@@ -159,10 +168,12 @@ MainWindow::MainWindow(QWidget* parent)
         showPage(ResultsPageIndex);
     });
     connect(m_resultsPage, &ResultsPage::attemptActivated, this, &MainWindow::showAttempt);
-    connect(m_attemptPage, &AttemptDetailPage::backRequested, this, [this]() { showPage(ResultsPageIndex); });
+    connect(m_attemptPage, &AttemptDetailPage::backRequested, this,
+            [this]() { showPage(ResultsPageIndex); });
     connect(m_attemptPage, &AttemptDetailPage::reviewWritten, this, &MainWindow::reload);
 
-    m_placeholder->setMessage(tr("No database open"), tr("Open a KernelBench Studio database (Ctrl+O)."));
+    m_placeholder->setMessage(tr("No database open"),
+                              tr("Open a KernelBench Studio database (Ctrl+O)."));
     m_outer->setCurrentWidget(m_placeholder);
     showPage(RunsPageIndex);
     resize(1280, 800);
@@ -170,13 +181,11 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-bool MainWindow::isLoading() const
-{
+bool MainWindow::isLoading() const {
     return m_loader->isLoading() || m_scopes->isReading();
 }
 
-void MainWindow::createActions()
-{
+void MainWindow::createActions() {
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
     auto* open = fileMenu->addAction(tr("&Open database…"), this, &MainWindow::openDatabaseDialog);
     open->setShortcut(QKeySequence::Open);
@@ -217,18 +226,21 @@ void MainWindow::createActions()
     navigation->setToolButtonStyle(Qt::ToolButtonTextOnly);
     auto* group = new QActionGroup(this);
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
-    const std::array<QString, PageCount> names = {tr("Runs"), tr("Results"), tr("Leaderboard"),
-                                                  tr("Attempt"), tr("Plots"), tr("Compare"),
+    const std::array<QString, PageCount> names = {tr("Runs"),    tr("Results"),   tr("Leaderboard"),
+                                                  tr("Attempt"), tr("Plots"),     tr("Compare"),
                                                   tr("Monitor"), tr("Providers"), tr("Suites")};
     for (int page = 0; page < PageCount; ++page) {
         auto* action = new QAction(names[static_cast<std::size_t>(page)], this);
         action->setCheckable(true);
-        action->setShortcut(QKeySequence(QKeyCombination(Qt::ControlModifier, static_cast<Qt::Key>(Qt::Key_1 + page))));
-        action->setToolTip(tr("%1 (%2)").arg(action->text(), action->shortcut().toString(QKeySequence::NativeText)));
+        action->setShortcut(QKeySequence(
+            QKeyCombination(Qt::ControlModifier, static_cast<Qt::Key>(Qt::Key_1 + page))));
+        action->setToolTip(tr("%1 (%2)").arg(
+            action->text(), action->shortcut().toString(QKeySequence::NativeText)));
         group->addAction(action);
         navigation->addAction(action);
         viewMenu->addAction(action);
-        connect(action, &QAction::triggered, this, [this, page]() { showPage(static_cast<Page>(page)); });
+        connect(action, &QAction::triggered, this,
+                [this, page]() { showPage(static_cast<Page>(page)); });
         m_pageActions[static_cast<std::size_t>(page)] = action;
     }
 
@@ -245,7 +257,8 @@ void MainWindow::createActions()
     addToolBar(Qt::LeftToolBarArea, navigation);
 
     auto* helpMenu = menuBar()->addMenu(tr("&Help"));
-    helpMenu->addAction(tr("Metric &definitions"), m_leaderboardPage, &LeaderboardPage::showDefinitions);
+    helpMenu->addAction(tr("Metric &definitions"), m_leaderboardPage,
+                        &LeaderboardPage::showDefinitions);
     helpMenu->addAction(tr("&About KernelBench Studio"), this, [this]() {
         QMessageBox::about(this, tr("About KernelBench Studio"),
                            tr("<b>KernelBench Studio %1</b><p>Measures how well LLMs write fast, "
@@ -254,8 +267,7 @@ void MainWindow::createActions()
     });
 }
 
-void MainWindow::openDatabase(const QString& path)
-{
+void MainWindow::openDatabase(const QString& path) {
     if (m_engine && path != m_databasePath && !m_engine->isRunning()) {
         m_monitorPage->setEngine(nullptr);
         m_engine.reset(); // an idle engine of the previous database
@@ -276,20 +288,17 @@ void MainWindow::openDatabase(const QString& path)
     reloadCatalog();
 }
 
-void MainWindow::reloadCatalog()
-{
+void MainWindow::reloadCatalog() {
     if (!m_databasePath.isEmpty())
         m_catalogLoader->load(m_databasePath);
 }
 
-void MainWindow::reload()
-{
+void MainWindow::reload() {
     if (!m_databasePath.isEmpty())
         openDatabase(m_databasePath);
 }
 
-GuiExportFilter MainWindow::currentExportFilter() const
-{
+GuiExportFilter MainWindow::currentExportFilter() const {
     if (currentPage() == ComparePageIndex) {
         if (auto f = compareExportFilter(m_comparePage->sideA(), m_comparePage->sideB()))
             return *f;
@@ -297,8 +306,7 @@ GuiExportFilter MainWindow::currentExportFilter() const
     return exportFilterFor(*m_resultsPage->proxy(), runScope());
 }
 
-void MainWindow::exportTo(report::ExportFormat format, const QString& path)
-{
+void MainWindow::exportTo(report::ExportFormat format, const QString& path) {
     if (m_databasePath.isEmpty()) {
         Q_EMIT exportFinished(tr("Open a database first."), {});
         return;
@@ -307,19 +315,17 @@ void MainWindow::exportTo(report::ExportFormat format, const QString& path)
     m_exporter->start(m_databasePath, format, currentExportFilter().filter, path);
 }
 
-void MainWindow::exportWithDialog()
-{
+void MainWindow::exportWithDialog() {
     QStringList names = report::exportFormatNames();
     bool ok = false;
-    const QString name = QInputDialog::getItem(this, tr("Export"),
-                                               tr("Export %1 as:").arg(currentExportFilter().description), names, 0,
-                                               false, &ok);
+    const QString name = QInputDialog::getItem(
+        this, tr("Export"), tr("Export %1 as:").arg(currentExportFilter().description), names, 0,
+        false, &ok);
     if (ok)
         exportFormatWithDialog(*report::exportFormatFromName(name));
 }
 
-void MainWindow::exportFormatWithDialog(report::ExportFormat format)
-{
+void MainWindow::exportFormatWithDialog(report::ExportFormat format) {
     if (m_databasePath.isEmpty()) {
         showError(tr("Open a database before exporting (Ctrl+O)."));
         return;
@@ -327,14 +333,15 @@ void MainWindow::exportFormatWithDialog(report::ExportFormat format)
     const GuiExportFilter f = currentExportFilter();
     if (!f.note.isEmpty())
         QMessageBox::information(this, tr("Export"), f.note);
-    const QString start = QFileInfo(m_databasePath).absoluteDir().filePath(defaultExportFileName(format));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export %1 (%2)").arg(report::exportFormatName(format), f.description), start);
+    const QString start =
+        QFileInfo(m_databasePath).absoluteDir().filePath(defaultExportFileName(format));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export %1 (%2)").arg(report::exportFormatName(format), f.description), start);
     if (!path.isEmpty())
         exportTo(format, path);
 }
 
-void MainWindow::newRunDialog()
-{
+void MainWindow::newRunDialog() {
     if (m_databasePath.isEmpty() || !m_catalog) {
         showError(tr("Open a database before starting a run (Ctrl+O)."));
         return;
@@ -348,8 +355,7 @@ void MainWindow::newRunDialog()
         showError(error);
 }
 
-db::Id MainWindow::launchRun(const RunPlan& plan, bool inBackground, QString* error)
-{
+db::Id MainWindow::launchRun(const RunPlan& plan, bool inBackground, QString* error) {
     if (!m_catalog) {
         *error = tr("Open a database first.");
         return 0;
@@ -370,7 +376,8 @@ db::Id MainWindow::launchRun(const RunPlan& plan, bool inBackground, QString* er
         try {
             if (!m_engine) {
                 m_engine = std::make_unique<engine::RunEngine>(m_databasePath);
-                m_engine->setKeyStore(std::shared_ptr<engine::KeyStore>(m_keys.get(), [](engine::KeyStore*) {}));
+                m_engine->setKeyStore(
+                    std::shared_ptr<engine::KeyStore>(m_keys.get(), [](engine::KeyStore*) {}));
                 connect(m_engine.get(), &engine::RunEngine::runFinished, this, &MainWindow::reload);
                 m_monitorPage->setEngine(m_engine.get());
             }
@@ -388,31 +395,33 @@ db::Id MainWindow::launchRun(const RunPlan& plan, bool inBackground, QString* er
     return runId;
 }
 
-void MainWindow::openDatabaseDialog()
-{
-    const QString start = m_databasePath.isEmpty() ? engine::dataDir() : QFileInfo(m_databasePath).absolutePath();
+void MainWindow::openDatabaseDialog() {
+    const QString start =
+        m_databasePath.isEmpty() ? engine::dataDir() : QFileInfo(m_databasePath).absolutePath();
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open database"), start, tr("KernelBench Studio databases (*.kbdb *.db *.sqlite);;All files (*)"));
+        this, tr("Open database"), start,
+        tr("KernelBench Studio databases (*.kbdb *.db *.sqlite);;All files (*)"));
     if (!path.isEmpty()) {
         m_runScope.reset();
         openDatabase(path);
     }
 }
 
-void MainWindow::applySnapshot(const SnapshotPtr& snapshot)
-{
+void MainWindow::applySnapshot(const SnapshotPtr& snapshot) {
     m_snapshot = snapshot;
     m_banner->hide();
     m_banner->clear();
     if (!snapshot->hasRuns()) {
-        m_placeholder->setMessage(tr("No runs yet"),
-                                  tr("%1 holds no runs. Run the demo:\n\n%2\n\nthen press F5 to reload.")
-                                      .arg(QDir::toNativeSeparators(snapshot->databasePath),
-                                           QString::fromLatin1(kDemoCommand)));
+        m_placeholder->setMessage(
+            tr("No runs yet"),
+            tr("%1 holds no runs. Run the demo:\n\n%2\n\nthen press F5 to reload.")
+                .arg(QDir::toNativeSeparators(snapshot->databasePath),
+                     QString::fromLatin1(kDemoCommand)));
     }
     updateOuter();
     if (snapshot->scope && !snapshot->scope->everyRun) {
-        m_runScope = snapshot->scope->runId; // the loader chose it: the one asked for, or the newest
+        m_runScope =
+            snapshot->scope->runId; // the loader chose it: the one asked for, or the newest
         m_scopes->cache()->insert(snapshot->scope);
     }
     if (m_runScope && *m_runScope != 0 && !snapshot->findRun(*m_runScope))
@@ -429,8 +438,7 @@ void MainWindow::applySnapshot(const SnapshotPtr& snapshot)
     Q_EMIT snapshotApplied();
 }
 
-void MainWindow::applyFailure(const QString& path, const QString& message, bool missingFile)
-{
+void MainWindow::applyFailure(const QString& path, const QString& message, bool missingFile) {
     m_snapshot.reset();
     m_runsPage->setSnapshot(nullptr);
     m_monitorPage->setSnapshot(nullptr);
@@ -438,10 +446,11 @@ void MainWindow::applyFailure(const QString& path, const QString& message, bool 
     m_scopes->show(nullptr, 0); // clears the result pages
     m_attemptPage->clear();
     if (missingFile) {
-        m_placeholder->setMessage(tr("No runs yet"),
-                                  tr("There is no database at %1 yet. Run the demo:\n\n%2\n\nthen press F5 "
-                                     "to reload, or open another database (Ctrl+O).")
-                                      .arg(QDir::toNativeSeparators(path), QString::fromLatin1(kDemoCommand)));
+        m_placeholder->setMessage(
+            tr("No runs yet"),
+            tr("There is no database at %1 yet. Run the demo:\n\n%2\n\nthen press F5 "
+               "to reload, or open another database (Ctrl+O).")
+                .arg(QDir::toNativeSeparators(path), QString::fromLatin1(kDemoCommand)));
     } else {
         m_placeholder->setMessage(tr("Could not open the database"), message);
     }
@@ -451,84 +460,77 @@ void MainWindow::applyFailure(const QString& path, const QString& message, bool 
     Q_EMIT loadFailed(message);
 }
 
-void MainWindow::showError(const QString& message)
-{
+void MainWindow::showError(const QString& message) {
     m_banner->setText(message);
     m_banner->show();
 }
 
-QString MainWindow::errorText() const
-{
+QString MainWindow::errorText() const {
     return m_banner->isVisibleTo(this) ? m_banner->text() : QString();
 }
 
-void MainWindow::setRunScope(db::Id runId)
-{
+void MainWindow::setRunScope(db::Id runId) {
     if (m_runScope == runId)
         return;
     m_runScope = runId;
     applyScope();
 }
 
-void MainWindow::applyScope()
-{
+void MainWindow::applyScope() {
     const db::Id scope = runScope();
     m_scopeBox->setCurrentIndex(m_scopeModel->rowOfRun(scope));
     m_runsPage->selectRun(scope);
     m_scopes->show(m_snapshot, scope);
 }
 
-void MainWindow::showAttempt(db::Id attemptId)
-{
+void MainWindow::showAttempt(db::Id attemptId) {
     m_attemptPage->showAttempt(attemptId);
     showPage(AttemptPageIndex);
 }
 
-bool MainWindow::pageNeedsRuns(Page page)
-{
+bool MainWindow::pageNeedsRuns(Page page) {
     return page != ProvidersPageIndex && page != MonitorPageIndex && page != SuitesPageIndex;
 }
 
-void MainWindow::updateOuter()
-{
+void MainWindow::updateOuter() {
     const bool results = m_snapshot && m_snapshot->hasRuns();
     const bool catalogPage = !pageNeedsRuns(currentPage()) && !m_databasePath.isEmpty();
-    m_outer->setCurrentWidget(results || catalogPage ? static_cast<QWidget*>(m_pages) : m_placeholder);
+    m_outer->setCurrentWidget(results || catalogPage ? static_cast<QWidget*>(m_pages)
+                                                     : m_placeholder);
 }
 
-void MainWindow::showPage(Page page)
-{
+void MainWindow::showPage(Page page) {
     m_scopes->setCurrentPage(page);
     m_pages->setCurrentIndex(page);
     updateOuter();
     m_pageActions[static_cast<std::size_t>(page)]->setChecked(true);
 }
 
-MainWindow::Page MainWindow::currentPage() const
-{
+MainWindow::Page MainWindow::currentPage() const {
     return static_cast<Page>(m_pages->currentIndex());
 }
 
-bool MainWindow::isShowingPlaceholder() const
-{
+bool MainWindow::isShowingPlaceholder() const {
     return m_outer->currentWidget() == m_placeholder;
 }
 
-void MainWindow::updateStatus()
-{
+void MainWindow::updateStatus() {
     if (!m_snapshot) {
-        m_status->setText(m_databasePath.isEmpty() ? QString() : tr("Not loaded: %1").arg(QDir::toNativeSeparators(m_databasePath)));
+        m_status->setText(m_databasePath.isEmpty()
+                              ? QString()
+                              : tr("Not loaded: %1").arg(QDir::toNativeSeparators(m_databasePath)));
         return;
     }
     m_status->setText(tr("%1 · %2 · %3 attempts · schema v%4")
                           .arg(QDir::toNativeSeparators(m_snapshot->databasePath))
-                          .arg(m_snapshot->runs.size() == 1 ? tr("1 run") : tr("%1 runs").arg(m_snapshot->runs.size()))
+                          .arg(m_snapshot->runs.size() == 1
+                                   ? tr("1 run")
+                                   : tr("%1 runs").arg(m_snapshot->runs.size()))
                           .arg(m_snapshot->attemptCount())
                           .arg(m_snapshot->schemaVersion));
 }
 
-void MainWindow::saveSettings() const
-{
+void MainWindow::saveSettings() const {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
@@ -544,8 +546,7 @@ void MainWindow::saveSettings() const
     m_suitesPage->saveState(settings);
 }
 
-void MainWindow::restoreSettings()
-{
+void MainWindow::restoreSettings() {
     const QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
@@ -560,11 +561,11 @@ void MainWindow::restoreSettings()
     m_suitesPage->restoreState(settings);
     const int page = settings.value(QStringLiteral("window/page"), int(RunsPageIndex)).toInt();
     // the attempt page is empty after a start
-    showPage(page >= 0 && page < PageCount && page != AttemptPageIndex ? static_cast<Page>(page) : RunsPageIndex);
+    showPage(page >= 0 && page < PageCount && page != AttemptPageIndex ? static_cast<Page>(page)
+                                                                       : RunsPageIndex);
 }
 
-void MainWindow::closeEvent(QCloseEvent* event)
-{
+void MainWindow::closeEvent(QCloseEvent* event) {
     if (m_engine && m_engine->isRunning()) {
         const auto answer = QMessageBox::question(
             this, tr("A run is in progress"),

@@ -8,7 +8,6 @@
 #include "data/snapshotloader.h"
 
 #include <QMainWindow>
-
 #include <array>
 #include <memory>
 #include <optional>
@@ -89,7 +88,9 @@ public:
     CatalogPtr catalog() const { return m_catalog; }
     bool isLoadingCatalog() const { return m_catalogLoader->isLoading(); }
     PlaceholderPage* placeholder() const { return m_placeholder; }
-    QAction* pageAction(Page page) const { return m_pageActions.at(static_cast<std::size_t>(page)); }
+    QAction* pageAction(Page page) const {
+        return m_pageActions.at(static_cast<std::size_t>(page));
+    }
 
     void saveSettings() const;
     void restoreSettings();

@@ -7,8 +7,7 @@ namespace kb::gui {
 ScopeRouter::ScopeRouter(QObject* parent)
     : QObject(parent)
     , m_cache(new ScopeCache(this))
-    , m_read(new QTimer(this))
-{
+    , m_read(new QTimer(this)) {
     // Arrowing through the runs table asks for a scope per row; only the last one is read.
     m_read->setSingleShot(true);
     m_read->setInterval(40);
@@ -23,24 +22,20 @@ ScopeRouter::ScopeRouter(QObject* parent)
     });
 }
 
-void ScopeRouter::addPage(int page, Update update)
-{
+void ScopeRouter::addPage(int page, Update update) {
     m_pages[page] = std::move(update);
 }
 
-void ScopeRouter::setCurrentPage(int page)
-{
+void ScopeRouter::setCurrentPage(int page) {
     m_current = page;
     refresh(page);
 }
 
-bool ScopeRouter::isReading() const
-{
+bool ScopeRouter::isReading() const {
     return m_read->isActive() || m_cache->isLoading(m_runId);
 }
 
-void ScopeRouter::show(SnapshotPtr snapshot, db::Id runId)
-{
+void ScopeRouter::show(SnapshotPtr snapshot, db::Id runId) {
     m_snapshot = std::move(snapshot);
     m_runId = runId;
     if (!m_snapshot) {
@@ -62,8 +57,7 @@ void ScopeRouter::show(SnapshotPtr snapshot, db::Id runId)
     Q_EMIT applied(m_snapshot, runId);
 }
 
-void ScopeRouter::onRead(const ScopeDataPtr& data)
-{
+void ScopeRouter::onRead(const ScopeDataPtr& data) {
     if (!m_snapshot || data->runId != m_runId || data->version != m_snapshot->scopeVersion(m_runId))
         return; // another scope was chosen meanwhile, or the database changed (a reload follows)
     m_snapshot = std::make_shared<const Snapshot>(m_snapshot->withScope(data));
@@ -71,8 +65,7 @@ void ScopeRouter::onRead(const ScopeDataPtr& data)
     Q_EMIT applied(m_snapshot, m_runId);
 }
 
-void ScopeRouter::refreshPages()
-{
+void ScopeRouter::refreshPages() {
     const bool everyPage = !m_snapshot || !m_snapshot->scope || m_snapshot->scope->everyRun;
     for (const auto& [page, update] : m_pages) {
         m_stale.insert(page);
@@ -81,8 +74,7 @@ void ScopeRouter::refreshPages()
     }
 }
 
-void ScopeRouter::refresh(int page)
-{
+void ScopeRouter::refresh(int page) {
     const auto it = m_pages.find(page);
     if (it == m_pages.end() || !m_stale.erase(page))
         return;

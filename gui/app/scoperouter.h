@@ -8,7 +8,6 @@
 #include "data/snapshot.h"
 
 #include <QObject>
-
 #include <functional>
 #include <map>
 #include <set>

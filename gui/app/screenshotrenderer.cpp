@@ -1,12 +1,11 @@
 #include "screenshotrenderer.h"
 
+#include "data/cellstyle.h"
 #include "mainwindow.h"
+#include "models/resultsmodel.h"
+#include "pages/attemptdetailpage.h"
 #include "pages/codecompareview.h"
 #include "pages/monitorpage.h"
-
-#include "data/cellstyle.h"
-#include "pages/attemptdetailpage.h"
-#include "models/resultsmodel.h"
 #include "pages/placeholderpage.h"
 #include "pages/resultspage.h"
 
@@ -23,8 +22,8 @@ namespace {
 
 // The attempt worth showing first among those of the given kinds (earlier kinds win); else
 // any finished one.
-db::Id interestingAttempt(const Snapshot& snapshot, db::Id runId, std::initializer_list<CellKind> kinds)
-{
+db::Id interestingAttempt(const Snapshot& snapshot, db::Id runId,
+                          std::initializer_list<CellKind> kinds) {
     db::Id fallback = 0;
     for (CellKind wanted : kinds) {
         for (const auto* a : snapshot.attemptsOf(runId)) {
@@ -40,15 +39,13 @@ db::Id interestingAttempt(const Snapshot& snapshot, db::Id runId, std::initializ
 
 } // namespace
 
-ScreenshotRenderer::ScreenshotRenderer(MainWindow* window, const QString& outputDir, QObject* parent)
+ScreenshotRenderer::ScreenshotRenderer(MainWindow* window, const QString& outputDir,
+                                       QObject* parent)
     : QObject(parent)
     , m_window(window)
-    , m_dir(outputDir)
-{
-}
+    , m_dir(outputDir) {}
 
-void ScreenshotRenderer::start()
-{
+void ScreenshotRenderer::start() {
     if (!QDir().mkpath(m_dir)) {
         fail(tr("Cannot create %1").arg(m_dir));
         return;
@@ -86,7 +83,8 @@ void ScreenshotRenderer::start()
             // check flagged or rejected
             const Snapshot& snapshot = *m_window->snapshot();
             const db::Id scope = m_window->runScope();
-            const db::Id transcript = interestingAttempt(snapshot, scope, {CellKind::Faster, CellKind::Slower});
+            const db::Id transcript =
+                interestingAttempt(snapshot, scope, {CellKind::Faster, CellKind::Slower});
             const std::pair<db::Id, AttemptDetailPage::Tab> shots[] = {
                 {transcript, AttemptDetailPage::TranscriptTab},
                 {transcript, AttemptDetailPage::CodeTab},
@@ -98,40 +96,49 @@ void ScreenshotRenderer::start()
             for (const auto& [attempt, tab] : shots) {
                 if (attempt == 0)
                     continue;
-                const QString name = tab == AttemptDetailPage::TimingTab       ? QStringLiteral("attempt-timing")
-                                     : tab == AttemptDetailPage::TranscriptTab ? QStringLiteral("attempt-transcript")
-                                     : tab == AttemptDetailPage::CodeTab       ? QStringLiteral("attempt-code")
-                                                                               : QStringLiteral("attempt-findings");
+                const QString name =
+                    tab == AttemptDetailPage::TimingTab       ? QStringLiteral("attempt-timing")
+                    : tab == AttemptDetailPage::TranscriptTab ? QStringLiteral("attempt-transcript")
+                    : tab == AttemptDetailPage::CodeTab       ? QStringLiteral("attempt-code")
+                                                              : QStringLiteral("attempt-findings");
                 m_steps.push_back([this, attempt, tab, name]() {
-                    connect(m_window->attemptPage(), &AttemptDetailPage::detailShown, this,
-                            [this, tab, name]() {
-                                m_window->attemptPage()->tabs()->setCurrentIndex(tab);
-                                if (tab == AttemptDetailPage::CodeTab)
-                                    m_window->attemptPage()->codeView()->setCompareIndex(1); // diff vs reference
-                                // the extras (code, errors, GPU state) load alongside the detail
-                                QTimer::singleShot(300, this, [this, name]() { grab(name); });
-                            },
-                            Qt::SingleShotConnection);
+                    connect(
+                        m_window->attemptPage(), &AttemptDetailPage::detailShown, this,
+                        [this, tab, name]() {
+                            m_window->attemptPage()->tabs()->setCurrentIndex(tab);
+                            if (tab == AttemptDetailPage::CodeTab)
+                                m_window->attemptPage()->codeView()->setCompareIndex(
+                                    1); // diff vs reference
+                            // the extras (code, errors, GPU state) load alongside the detail
+                            QTimer::singleShot(300, this, [this, name]() { grab(name); });
+                        },
+                        Qt::SingleShotConnection);
                     m_window->showAttempt(attempt);
                 });
             }
             m_steps.push_back([this]() {
                 m_window->showPage(MainWindow::MonitorPageIndex);
-                connect(m_window->monitorPage(), &MonitorPage::polled, this,
-                        [this]() { QTimer::singleShot(100, this, [this]() { grab(QStringLiteral("monitor")); }); },
-                        Qt::SingleShotConnection);
+                connect(
+                    m_window->monitorPage(), &MonitorPage::polled, this,
+                    [this]() {
+                        QTimer::singleShot(100, this,
+                                           [this]() { grab(QStringLiteral("monitor")); });
+                    },
+                    Qt::SingleShotConnection);
                 m_window->monitorPage()->pollNow();
             });
-            for (const auto& [page, name] : {std::pair{MainWindow::ProvidersPageIndex, QStringLiteral("providers")},
-                                             std::pair{MainWindow::SuitesPageIndex, QStringLiteral("suites")}}) {
+            for (const auto& [page, name] :
+                 {std::pair{MainWindow::ProvidersPageIndex, QStringLiteral("providers")},
+                  std::pair{MainWindow::SuitesPageIndex, QStringLiteral("suites")}}) {
                 m_steps.push_back([this, page, name]() {
                     m_window->showPage(page);
                     if (m_window->catalog()) {
                         grab(name);
                         return;
                     }
-                    connect(m_window, &MainWindow::catalogApplied, this, [this, name]() { grab(name); },
-                            Qt::SingleShotConnection);
+                    connect(
+                        m_window, &MainWindow::catalogApplied, this, [this, name]() { grab(name); },
+                        Qt::SingleShotConnection);
                 });
             }
         }
@@ -142,17 +149,17 @@ void ScreenshotRenderer::start()
         return;
     }
     connect(m_window, &MainWindow::snapshotApplied, this, begin, Qt::SingleShotConnection);
-    connect(m_window, &MainWindow::loadFailed, this,
-            [this]() {
-                // an unreadable database still gets its picture: the error state
-                m_steps.push_back([this]() { grab(QStringLiteral("error")); });
-                next();
-            },
-            Qt::SingleShotConnection);
+    connect(
+        m_window, &MainWindow::loadFailed, this,
+        [this]() {
+            // an unreadable database still gets its picture: the error state
+            m_steps.push_back([this]() { grab(QStringLiteral("error")); });
+            next();
+        },
+        Qt::SingleShotConnection);
 }
 
-void ScreenshotRenderer::next()
-{
+void ScreenshotRenderer::next() {
     if (m_done)
         return;
     if (m_step >= m_steps.size()) {
@@ -165,8 +172,7 @@ void ScreenshotRenderer::next()
     QTimer::singleShot(50, this, [this, step]() { m_steps[step](); });
 }
 
-void ScreenshotRenderer::grab(const QString& name)
-{
+void ScreenshotRenderer::grab(const QString& name) {
     QApplication::processEvents();
     const QString path = QDir(m_dir).filePath(name + QStringLiteral(".png"));
     const QPixmap pixmap = m_window->grab();
@@ -178,8 +184,7 @@ void ScreenshotRenderer::grab(const QString& name)
     next();
 }
 
-void ScreenshotRenderer::fail(const QString& message)
-{
+void ScreenshotRenderer::fail(const QString& message) {
     if (m_done)
         return;
     m_done = true;

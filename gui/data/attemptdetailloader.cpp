@@ -8,8 +8,7 @@
 
 namespace kb::gui {
 
-AttemptDetailLoadResult loadAttemptDetail(const QString& path, db::Id attemptId)
-{
+AttemptDetailLoadResult loadAttemptDetail(const QString& path, db::Id attemptId) {
     AttemptDetailLoadResult result;
     try {
         db::Database database(path.toStdString(), db::Database::Access::ReadOnly);
@@ -31,13 +30,11 @@ AttemptDetailLoadResult loadAttemptDetail(const QString& path, db::Id attemptId)
 }
 
 AttemptDetailLoader::AttemptDetailLoader(QObject* parent)
-    : QObject(parent)
-{
+    : QObject(parent) {
     qRegisterMetaType<kb::gui::AttemptDetailPtr>();
 }
 
-void AttemptDetailLoader::load(const QString& path, db::Id attemptId)
-{
+void AttemptDetailLoader::load(const QString& path, db::Id attemptId) {
     m_tracker.start([path, attemptId]() { return loadAttemptDetail(path, attemptId); },
                     [this](AttemptDetailLoadResult result) {
                         if (result.detail)

@@ -1,13 +1,11 @@
 #pragma once
 // Loads everything stored about one attempt in the background; newest request wins.
 
-#include "jobtracker.h"
-
 #include "db/records.h"
+#include "jobtracker.h"
 
 #include <QObject>
 #include <QString>
-
 #include <memory>
 
 namespace kb::gui {

@@ -3,14 +3,12 @@
 // reference source, the build's errors (file:line) and the GPU state around the evaluation.
 // Loaded off the GUI thread like the detail itself.
 
+#include "db/records.h"
 #include "jobtracker.h"
 #include "monitorsnapshot.h"
 
-#include "db/records.h"
-
 #include <QObject>
 #include <QString>
-
 #include <memory>
 #include <vector>
 

@@ -6,22 +6,20 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
-
 #include <algorithm>
 
 namespace kb::gui {
 
 namespace {
 
-QString q(const std::string& s)
-{
+QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QStringList opsOf(const db::TaskRow& task)
-{
+QStringList opsOf(const db::TaskRow& task) {
     QStringList ops;
-    const QJsonObject meta = QJsonDocument::fromJson(QByteArray::fromStdString(task.metadataJson)).object();
+    const QJsonObject meta =
+        QJsonDocument::fromJson(QByteArray::fromStdString(task.metadataJson)).object();
     for (const auto& v : meta.value(QStringLiteral("ops")).toArray())
         ops << v.toString();
     ops.removeAll(QString());
@@ -30,13 +28,12 @@ QStringList opsOf(const db::TaskRow& task)
 
 } // namespace
 
-bool TaskInfo::flagged() const
-{
-    return std::any_of(validations.begin(), validations.end(), [](const auto& v) { return !v.flags.isEmpty(); });
+bool TaskInfo::flagged() const {
+    return std::any_of(validations.begin(), validations.end(),
+                       [](const auto& v) { return !v.flags.isEmpty(); });
 }
 
-QStringList TaskInfo::flagTexts() const
-{
+QStringList TaskInfo::flagTexts() const {
     QStringList out;
     for (const auto& v : validations) {
         for (const auto& f : v.flags)
@@ -45,8 +42,7 @@ QStringList TaskInfo::flagTexts() const
     return out;
 }
 
-const db::ProviderRow* Catalog::findProvider(db::Id id) const
-{
+const db::ProviderRow* Catalog::findProvider(db::Id id) const {
     for (const auto& p : providers) {
         if (p.id == id)
             return &p;
@@ -54,8 +50,7 @@ const db::ProviderRow* Catalog::findProvider(db::Id id) const
     return nullptr;
 }
 
-const db::ModelRow* Catalog::findModel(db::Id id) const
-{
+const db::ModelRow* Catalog::findModel(db::Id id) const {
     for (const auto& m : models) {
         if (m.id == id)
             return &m;
@@ -63,8 +58,7 @@ const db::ModelRow* Catalog::findModel(db::Id id) const
     return nullptr;
 }
 
-const db::ModelRow* Catalog::findModelByName(const QString& name) const
-{
+const db::ModelRow* Catalog::findModelByName(const QString& name) const {
     const std::string n = name.toStdString();
     for (const auto& m : models) {
         if (m.name == n)
@@ -73,8 +67,7 @@ const db::ModelRow* Catalog::findModelByName(const QString& name) const
     return nullptr;
 }
 
-std::vector<const TaskInfo*> Catalog::tasksOf(db::Id suiteId) const
-{
+std::vector<const TaskInfo*> Catalog::tasksOf(db::Id suiteId) const {
     std::vector<const TaskInfo*> out;
     for (const auto& t : tasks) {
         if (suiteId == 0 || t.task.suiteId == suiteId)
@@ -83,27 +76,25 @@ std::vector<const TaskInfo*> Catalog::tasksOf(db::Id suiteId) const
     return out;
 }
 
-const std::vector<db::BaselineRow>& Catalog::baselinesOf(const db::TaskRow& task) const
-{
+const std::vector<db::BaselineRow>& Catalog::baselinesOf(const db::TaskRow& task) const {
     static const std::vector<db::BaselineRow> none;
     const auto it = baselines.find(task.sourceHash);
     return it == baselines.end() ? none : it->second;
 }
 
-ModelUsage Catalog::usageOf(db::Id modelId) const
-{
+ModelUsage Catalog::usageOf(db::Id modelId) const {
     const auto it = usage.find(modelId);
     return it == usage.end() ? ModelUsage{} : it->second;
 }
 
-QStringList opsFromSource(const QString& source)
-{
-    static const QRegularExpression call(
-        QStringLiteral(R"((?:\btorch\.(?:nn\.functional\.)?|\bF\.|\bnn\.)([A-Za-z_][A-Za-z0-9_]*)\s*\()"));
-    static const QStringList ignored{QStringLiteral("Module"), QStringLiteral("Parameter"),
-                                     QStringLiteral("randn"), QStringLiteral("rand"), QStringLiteral("randint"),
-                                     QStringLiteral("zeros"), QStringLiteral("ones"), QStringLiteral("empty"),
-                                     QStringLiteral("tensor"), QStringLiteral("manual_seed"), QStringLiteral("device")};
+QStringList opsFromSource(const QString& source) {
+    static const QRegularExpression call(QStringLiteral(
+        R"((?:\btorch\.(?:nn\.functional\.)?|\bF\.|\bnn\.)([A-Za-z_][A-Za-z0-9_]*)\s*\()"));
+    static const QStringList ignored{
+        QStringLiteral("Module"),      QStringLiteral("Parameter"), QStringLiteral("randn"),
+        QStringLiteral("rand"),        QStringLiteral("randint"),   QStringLiteral("zeros"),
+        QStringLiteral("ones"),        QStringLiteral("empty"),     QStringLiteral("tensor"),
+        QStringLiteral("manual_seed"), QStringLiteral("device")};
     QStringList ops;
     auto it = call.globalMatch(source);
     while (it.hasNext()) {
@@ -114,8 +105,7 @@ QStringList opsFromSource(const QString& source)
     return ops;
 }
 
-Catalog readCatalog(db::Connection& conn)
-{
+Catalog readCatalog(db::Connection& conn) {
     Catalog c;
     db::CatalogRepository catalog(conn);
     c.providers = catalog.providers();
@@ -130,15 +120,19 @@ Catalog readCatalog(db::Connection& conn)
         }
     }
     std::stable_sort(c.tasks.begin(), c.tasks.end(), [](const TaskInfo& a, const TaskInfo& b) {
-        return std::tie(a.task.suiteId, a.task.level, a.task.key) < std::tie(b.task.suiteId, b.task.level, b.task.key);
+        return std::tie(a.task.suiteId, a.task.level, a.task.key) <
+               std::tie(b.task.suiteId, b.task.level, b.task.key);
     });
     {
         std::map<db::Id, std::vector<TaskValidation>> byTask;
-        db::Statement s(conn, "SELECT task_id, device, flags_json FROM task_validations ORDER BY task_id, device");
+        db::Statement s(
+            conn,
+            "SELECT task_id, device, flags_json FROM task_validations ORDER BY task_id, device");
         while (s.step()) {
             TaskValidation v;
             v.device = s.text(1);
-            for (const auto& f : QJsonDocument::fromJson(QByteArray::fromStdString(s.text(2))).array())
+            for (const auto& f :
+                 QJsonDocument::fromJson(QByteArray::fromStdString(s.text(2))).array())
                 v.flags << f.toString();
             byTask[s.int64(0)].push_back(std::move(v));
         }
@@ -148,9 +142,10 @@ Catalog readCatalog(db::Connection& conn)
         }
     }
     {
-        db::Statement s(conn, "SELECT id, task_hash, device, torch_version, settings_key, eager_median_ms, "
-                              "compile_median_ms, compile_note, measured_at FROM baselines "
-                              "ORDER BY task_hash, device, measured_at");
+        db::Statement s(
+            conn, "SELECT id, task_hash, device, torch_version, settings_key, eager_median_ms, "
+                  "compile_median_ms, compile_note, measured_at FROM baselines "
+                  "ORDER BY task_hash, device, measured_at");
         while (s.step()) {
             db::BaselineRow b;
             b.id = s.int64(0);
@@ -166,11 +161,12 @@ Catalog readCatalog(db::Connection& conn)
         }
     }
     {
-        db::Statement s(conn, "SELECT model_id, count(*), coalesce(sum(cost_usd), 0), "
-                              "coalesce(sum(CASE WHEN started_at IS NOT NULL AND finished_at IS NOT NULL "
-                              "THEN (julianday(finished_at) - julianday(started_at)) * 86400.0 END), 0), "
-                              "count(CASE WHEN started_at IS NOT NULL AND finished_at IS NOT NULL THEN 1 END) "
-                              "FROM attempts GROUP BY model_id");
+        db::Statement s(
+            conn, "SELECT model_id, count(*), coalesce(sum(cost_usd), 0), "
+                  "coalesce(sum(CASE WHEN started_at IS NOT NULL AND finished_at IS NOT NULL "
+                  "THEN (julianday(finished_at) - julianday(started_at)) * 86400.0 END), 0), "
+                  "count(CASE WHEN started_at IS NOT NULL AND finished_at IS NOT NULL THEN 1 END) "
+                  "FROM attempts GROUP BY model_id");
         while (s.step()) {
             auto& u = c.usage[s.int64(0)];
             u.attempts = s.int32(1);
@@ -180,9 +176,11 @@ Catalog readCatalog(db::Connection& conn)
         }
     }
     {
-        db::Statement s(conn, "SELECT a.model_id, count(*), coalesce(sum(t.input_tokens), 0), "
-                              "coalesce(sum(t.output_tokens), 0) FROM turns t JOIN attempts a ON a.id = t.attempt_id "
-                              "GROUP BY a.model_id");
+        db::Statement s(
+            conn,
+            "SELECT a.model_id, count(*), coalesce(sum(t.input_tokens), 0), "
+            "coalesce(sum(t.output_tokens), 0) FROM turns t JOIN attempts a ON a.id = t.attempt_id "
+            "GROUP BY a.model_id");
         while (s.step()) {
             auto& u = c.usage[s.int64(0)];
             u.turns = s.int32(1);

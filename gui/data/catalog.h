@@ -8,7 +8,6 @@
 
 #include <QString>
 #include <QStringList>
-
 #include <map>
 #include <memory>
 #include <string>
@@ -19,12 +18,12 @@ namespace kb::gui {
 // What a model has used over every stored attempt.
 struct ModelUsage {
     int attempts = 0;
-    int finished = 0;         // attempts with a start and finish time
+    int finished = 0; // attempts with a start and finish time
     int turns = 0;
     qint64 inputTokens = 0;
     qint64 outputTokens = 0;
-    double costUsd = 0;       // attempts.cost_usd where recorded
-    double wallSeconds = 0;   // over the finished attempts
+    double costUsd = 0;     // attempts.cost_usd where recorded
+    double wallSeconds = 0; // over the finished attempts
 };
 
 struct TaskValidation {
@@ -34,10 +33,10 @@ struct TaskValidation {
 
 struct TaskInfo {
     db::TaskRow task;
-    QStringList ops;                      // from the metadata, else read from the source
+    QStringList ops; // from the metadata, else read from the source
     std::vector<TaskValidation> validations;
-    bool flagged() const;                 // any validation flag on any device
-    QStringList flagTexts() const;        // "cuda: output_below_tolerance", ...
+    bool flagged() const;          // any validation flag on any device
+    QStringList flagTexts() const; // "cuda: output_below_tolerance", ...
 };
 
 struct Catalog {

@@ -8,12 +8,12 @@
 
 namespace kb::gui {
 
-CatalogLoadResult loadCatalogFile(const QString& path)
-{
+CatalogLoadResult loadCatalogFile(const QString& path) {
     CatalogLoadResult result;
     if (!QFileInfo::exists(path)) {
-        result.error = QCoreApplication::translate("kb::gui::CatalogLoader", "The database %1 does not exist.")
-                           .arg(QDir::toNativeSeparators(path));
+        result.error =
+            QCoreApplication::translate("kb::gui::CatalogLoader", "The database %1 does not exist.")
+                .arg(QDir::toNativeSeparators(path));
         return result;
     }
     try {
@@ -22,20 +22,19 @@ CatalogLoadResult loadCatalogFile(const QString& path)
         catalog.databasePath = path;
         result.catalog = std::make_shared<const Catalog>(std::move(catalog));
     } catch (const std::exception& e) {
-        result.error = QCoreApplication::translate("kb::gui::CatalogLoader", "Cannot read the catalog of %1: %2")
+        result.error = QCoreApplication::translate("kb::gui::CatalogLoader",
+                                                   "Cannot read the catalog of %1: %2")
                            .arg(QDir::toNativeSeparators(path), QString::fromStdString(e.what()));
     }
     return result;
 }
 
 CatalogLoader::CatalogLoader(QObject* parent)
-    : QObject(parent)
-{
+    : QObject(parent) {
     qRegisterMetaType<kb::gui::CatalogPtr>();
 }
 
-void CatalogLoader::load(const QString& path)
-{
+void CatalogLoader::load(const QString& path) {
     m_tracker.start([path]() { return loadCatalogFile(path); },
                     [this](CatalogLoadResult result) {
                         if (result.catalog)

@@ -10,7 +10,8 @@
 namespace kb::gui {
 
 // Inserts (id 0) or updates a provider by id. *id receives the provider's id.
-QString saveProvider(const QString& databasePath, const db::ProviderRow& provider, db::Id* id = nullptr);
+QString saveProvider(const QString& databasePath, const db::ProviderRow& provider,
+                     db::Id* id = nullptr);
 // Removes a provider and its models; refused while any of its models has attempts.
 QString removeProvider(const QString& databasePath, db::Id providerId);
 
@@ -21,7 +22,7 @@ QString removeModel(const QString& databasePath, db::Id modelId);
 
 // Imports a suite folder (suite.json or a KernelBench folder with level1/, level2/, ...).
 // *summary receives "Imported 250 tasks into 'kernelbench' (3 files skipped: ...)".
-QString importSuiteFolder(const QString& databasePath, const QString& folder, const QString& nameOverride,
-                          QString* summary);
+QString importSuiteFolder(const QString& databasePath, const QString& folder,
+                          const QString& nameOverride, QString* summary);
 
 } // namespace kb::gui

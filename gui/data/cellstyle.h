@@ -7,7 +7,6 @@
 #include <QColor>
 #include <QPalette>
 #include <QString>
-
 #include <optional>
 
 namespace kb::gui {

@@ -2,13 +2,11 @@
 // Paired comparison of two "sides" of a snapshot: a model in a run (or in every run). Two models
 // of one run, or one model in two runs, are both just two sides.
 
-#include "snapshot.h"
-
 #include "metrics/paired.h"
+#include "snapshot.h"
 
 #include <QString>
 #include <QStringList>
-
 #include <memory>
 
 namespace kb::gui {
@@ -30,7 +28,8 @@ using ComparisonPtr = std::shared_ptr<const metrics::PairedComparison>;
 ComparisonPtr compareSides(const Snapshot& snapshot, const CompareSide& a, const CompareSide& b,
                            metrics::Baseline baseline = metrics::Baseline::Eager);
 // The same with each side's attempts taken from its own snapshot (scope).
-ComparisonPtr compareSides(const Snapshot& snapshotA, const CompareSide& a, const Snapshot& snapshotB,
-                           const CompareSide& b, metrics::Baseline baseline = metrics::Baseline::Eager);
+ComparisonPtr compareSides(const Snapshot& snapshotA, const CompareSide& a,
+                           const Snapshot& snapshotB, const CompareSide& b,
+                           metrics::Baseline baseline = metrics::Baseline::Eager);
 
 } // namespace kb::gui

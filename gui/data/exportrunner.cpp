@@ -1,11 +1,9 @@
 #include "exportrunner.h"
 
-#include "models/resultsfilterproxy.h"
-
 #include "core/error.h"
-#include "report/pdfreport.h"
-
 #include "db/database.h"
+#include "models/resultsfilterproxy.h"
+#include "report/pdfreport.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -15,8 +13,7 @@ namespace kb::gui {
 
 namespace {
 
-QString tr(const char* text)
-{
+QString tr(const char* text) {
     return QCoreApplication::translate("kb::gui::ExportRunner", text);
 }
 
@@ -27,8 +24,7 @@ struct ExportOutcome {
 
 } // namespace
 
-GuiExportFilter exportFilterFor(const ResultsFilterProxy& proxy, db::Id runScope)
-{
+GuiExportFilter exportFilterFor(const ResultsFilterProxy& proxy, db::Id runScope) {
     GuiExportFilter out;
     out.filter.runId = runScope;
     QStringList parts{runScope == 0 ? tr("every run") : tr("run %1").arg(runScope)};
@@ -48,11 +44,12 @@ GuiExportFilter exportFilterFor(const ResultsFilterProxy& proxy, db::Id runScope
         out.filter.verdicts = {QStringLiteral("correct")};
         break;
     case V::Failed:
-        out.filter.verdicts = {QStringLiteral("incorrect"),     QStringLiteral("build_error"),
-                               QStringLiteral("runtime_error"), QStringLiteral("timeout"),
-                               QStringLiteral("rejected"),      QStringLiteral("invalid_candidate"),
-                               QStringLiteral("no_candidate"),  QStringLiteral("harness_error"),
-                               QStringLiteral("provider_error"), QStringLiteral("infra_error")};
+        out.filter.verdicts = {
+            QStringLiteral("incorrect"),      QStringLiteral("build_error"),
+            QStringLiteral("runtime_error"),  QStringLiteral("timeout"),
+            QStringLiteral("rejected"),       QStringLiteral("invalid_candidate"),
+            QStringLiteral("no_candidate"),   QStringLiteral("harness_error"),
+            QStringLiteral("provider_error"), QStringLiteral("infra_error")};
         break;
     case V::Pending:
         out.filter.verdicts = {QStringLiteral("pending")};
@@ -60,41 +57,42 @@ GuiExportFilter exportFilterFor(const ResultsFilterProxy& proxy, db::Id runScope
     case V::Faster:
     case V::Slower:
         out.filter.verdicts = {QStringLiteral("correct")};
-        out.note = tr("Exports select by stored verdict: every correct attempt is exported, not only the %1 ones.")
+        out.note = tr("Exports select by stored verdict: every correct attempt is exported, not "
+                      "only the %1 ones.")
                        .arg(ResultsFilterProxy::verdictFilterKey(proxy.verdictFilter()));
         break;
     case V::Suspicious:
-        out.note = tr("Exports select by stored verdict: suspicious attempts are marked in every export, so all "
+        out.note = tr("Exports select by stored verdict: suspicious attempts are marked in every "
+                      "export, so all "
                       "verdicts are exported.");
         break;
     }
     if (!out.filter.verdicts.isEmpty())
         parts << tr("verdicts: %1").arg(out.filter.verdicts.join(QStringLiteral(", ")));
     if (proxy.flaggedOnly() || proxy.speedupMin() > 0 || proxy.speedupMax() > 0)
-        out.note += (out.note.isEmpty() ? QString() : QStringLiteral(" "))
-                    + tr("The flagged-task and speedup-range filters are not part of exports.");
+        out.note += (out.note.isEmpty() ? QString() : QStringLiteral(" ")) +
+                    tr("The flagged-task and speedup-range filters are not part of exports.");
     if (!proxy.searchText().isEmpty())
-        out.note += (out.note.isEmpty() ? QString() : QStringLiteral(" "))
-                    + tr("The text search is not part of exports.");
+        out.note += (out.note.isEmpty() ? QString() : QStringLiteral(" ")) +
+                    tr("The text search is not part of exports.");
     out.description = parts.join(QStringLiteral(" · "));
     return out;
 }
 
-std::optional<GuiExportFilter> compareExportFilter(const CompareSide& a, const CompareSide& b)
-{
+std::optional<GuiExportFilter> compareExportFilter(const CompareSide& a, const CompareSide& b) {
     if (a.runId != b.runId || a.model.isEmpty() || b.model.isEmpty() || a.model == b.model)
         return std::nullopt;
     GuiExportFilter f;
     f.filter.runId = a.runId;
     f.filter.models = {a.model, b.model};
     f.filter.compare = {a.model, b.model};
-    f.description = tr("%1 · %2 vs %3 with their paired comparison")
-                        .arg(a.runId == 0 ? tr("every run") : tr("run %1").arg(a.runId), a.model, b.model);
+    f.description =
+        tr("%1 · %2 vs %3 with their paired comparison")
+            .arg(a.runId == 0 ? tr("every run") : tr("run %1").arg(a.runId), a.model, b.model);
     return f;
 }
 
-QString defaultExportFileName(report::ExportFormat format)
-{
+QString defaultExportFileName(report::ExportFormat format) {
     switch (format) {
     case report::ExportFormat::Html:
         return QStringLiteral("report.html");
@@ -117,13 +115,11 @@ QString defaultExportFileName(report::ExportFormat format)
 }
 
 ExportRunner::ExportRunner(QObject* parent)
-    : QObject(parent)
-{
-}
+    : QObject(parent) {}
 
-void ExportRunner::start(const QString& databasePath, report::ExportFormat format, const report::ExportFilter& filter,
-                         const QString& outPath, const report::HtmlOptions& html)
-{
+void ExportRunner::start(const QString& databasePath, report::ExportFormat format,
+                         const report::ExportFilter& filter, const QString& outPath,
+                         const report::HtmlOptions& html) {
     report::HtmlOptions options = html;
     if (options.generatedAt.isEmpty())
         options.generatedAt = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
@@ -132,13 +128,16 @@ void ExportRunner::start(const QString& databasePath, report::ExportFormat forma
             ExportOutcome o;
             try {
                 db::Database database(databasePath.toStdString(), db::Database::Access::ReadOnly);
-                const auto data = report::loadReportData(database.connection(), filter, report::loadOptionsFor(format));
+                const auto data = report::loadReportData(database.connection(), filter,
+                                                         report::loadOptionsFor(format));
                 o.error = format == report::ExportFormat::Pdf
                               ? report::writePdfReport(data, outPath, options)
-                              : report::writeFileAtomically(outPath, report::renderExport(format, data, options));
-                o.summary = tr("Wrote %1 to %2 (%3 attempts).")
-                                .arg(report::exportFormatName(format), QDir::toNativeSeparators(outPath))
-                                .arg(data.attempts.size());
+                              : report::writeFileAtomically(
+                                    outPath, report::renderExport(format, data, options));
+                o.summary =
+                    tr("Wrote %1 to %2 (%3 attempts).")
+                        .arg(report::exportFormatName(format), QDir::toNativeSeparators(outPath))
+                        .arg(data.attempts.size());
             } catch (const engine::Error& e) {
                 o.error = e.message();
             } catch (const std::exception& e) {
@@ -146,7 +145,9 @@ void ExportRunner::start(const QString& databasePath, report::ExportFormat forma
             }
             return o;
         },
-        [this](ExportOutcome o) { Q_EMIT finished(o.error, o.error.isEmpty() ? o.summary : QString()); });
+        [this](ExportOutcome o) {
+            Q_EMIT finished(o.error, o.error.isEmpty() ? o.summary : QString());
+        });
 }
 
 } // namespace kb::gui

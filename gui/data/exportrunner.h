@@ -4,13 +4,11 @@
 
 #include "comparison.h"
 #include "jobtracker.h"
-
 #include "report/exporter.h"
 #include "report/reportdata.h"
 
 #include <QObject>
 #include <QString>
-
 #include <optional>
 
 namespace kb::gui {
@@ -38,8 +36,9 @@ class ExportRunner : public QObject {
 public:
     explicit ExportRunner(QObject* parent = nullptr);
     // Starts writing; finished() follows. A newer export supersedes one still running.
-    void start(const QString& databasePath, report::ExportFormat format, const report::ExportFilter& filter,
-               const QString& outPath, const report::HtmlOptions& html = {});
+    void start(const QString& databasePath, report::ExportFormat format,
+               const report::ExportFilter& filter, const QString& outPath,
+               const report::HtmlOptions& html = {});
     bool isRunning() const { return m_tracker.isRunning(); }
 
 Q_SIGNALS:

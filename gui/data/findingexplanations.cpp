@@ -1,13 +1,11 @@
 #include "findingexplanations.h"
 
 #include <QCoreApplication>
-
 #include <map>
 
 namespace kb::gui {
 
-QString findingExplanation(const std::string& rule)
-{
+QString findingExplanation(const std::string& rule) {
     static const std::map<std::string, const char*> explanations = {
         {"torch-op-in-forward",
          "The forward pass calls a PyTorch compute operation: the speedup would be PyTorch's, "
@@ -46,8 +44,7 @@ QString findingExplanation(const std::string& rule)
         {"cpp-thread-or-stream",
          "Threads, side streams, CUDA graphs or L2 persistence can move work outside the timed "
          "window or replay a cached result."},
-        {"side-stream",
-         "Work ran on a side stream that the timed window did not cover."},
+        {"side-stream", "Work ran on a side stream that the timed window did not cover."},
         {"cuda-graph", "CUDA-graph replay can skip the work the timer is meant to measure."},
         {"cpp-system-call",
          "The C++ source calls system, fork, file or socket functions that a kernel never needs."},

@@ -2,7 +2,6 @@
 // Why each anti-cheat rule exists, in words for the person reviewing an attempt.
 
 #include <QString>
-
 #include <string>
 
 namespace kb::gui {

@@ -1,32 +1,27 @@
 #include "format.h"
 
-#include "report/runsettingssummary.h"
-
-#include <algorithm>
-
 #include "eval/evalsettings.h"
+#include "report/runsettingssummary.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
-
+#include <algorithm>
 #include <cmath>
 
 namespace kb::gui {
 
 namespace {
 
-QString tr(const char* text)
-{
+QString tr(const char* text) {
     return QCoreApplication::translate("kb::gui::Format", text);
 }
 
 // Three significant digits ("1.84", "40.0", "123", "0.987", "0.0123"): a small speedup never
 // reads "0.00".
-QString speedupDigits(double s)
-{
+QString speedupDigits(double s) {
     if (s >= 100)
         return QString::number(s, 'f', 0);
     if (s >= 10)
@@ -39,24 +34,21 @@ QString speedupDigits(double s)
 
 } // namespace
 
-QString formatSpeedup(std::optional<double> speedup)
-{
+QString formatSpeedup(std::optional<double> speedup) {
     if (!speedup || !std::isfinite(*speedup))
         return tr("n/a");
     return speedupDigits(*speedup) + QStringLiteral("×");
 }
 
 QString formatSpeedupInterval(std::optional<double> speedup, std::optional<double> low,
-                              std::optional<double> high)
-{
+                              std::optional<double> high) {
     QString text = formatSpeedup(speedup);
     if (speedup && low && high && std::isfinite(*low) && std::isfinite(*high))
         text += QStringLiteral(" [%1, %2]").arg(speedupDigits(*low), speedupDigits(*high));
     return text;
 }
 
-QString regimeLabel(const std::string& regime)
-{
+QString regimeLabel(const std::string& regime) {
     if (regime == "device-bound")
         return tr("device-bound");
     if (regime == "launch-bound")
@@ -66,15 +58,13 @@ QString regimeLabel(const std::string& regime)
     return QString::fromStdString(regime);
 }
 
-QString formatPercent(std::optional<double> fraction)
-{
+QString formatPercent(std::optional<double> fraction) {
     if (!fraction || !std::isfinite(*fraction))
         return tr("n/a");
     return QString::number(*fraction * 100.0, 'f', 1) + QLatin1Char('%');
 }
 
-QString formatMilliseconds(double ms)
-{
+QString formatMilliseconds(double ms) {
     if (!std::isfinite(ms))
         return tr("n/a");
     if (std::abs(ms) < 1.0)
@@ -84,8 +74,7 @@ QString formatMilliseconds(double ms)
     return QString::number(ms, 'g', 3) + QStringLiteral(" ms");
 }
 
-QString formatTimestamp(const std::optional<std::string>& iso)
-{
+QString formatTimestamp(const std::optional<std::string>& iso) {
     if (!iso || iso->empty())
         return {};
     QDateTime when = QDateTime::fromString(qs(*iso), Qt::ISODateWithMs);
@@ -96,8 +85,7 @@ QString formatTimestamp(const std::optional<std::string>& iso)
     return when.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
 }
 
-QString settingsSummary(const std::string& settingsJson)
-{
+QString settingsSummary(const std::string& settingsJson) {
     const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(settingsJson));
     if (!doc.isObject() || doc.object().isEmpty())
         return {};
@@ -115,8 +103,7 @@ QString settingsSummary(const std::string& settingsJson)
     return parts.join(QStringLiteral(" · "));
 }
 
-QString verdictLabel(const std::string& verdict)
-{
+QString verdictLabel(const std::string& verdict) {
     QString label = qs(verdict);
     label.replace(QLatin1Char('_'), QLatin1Char(' '));
     return label;

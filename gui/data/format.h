@@ -2,14 +2,12 @@
 // How numbers, verdicts and settings read on screen. One place so every page agrees.
 
 #include <QString>
-
 #include <optional>
 #include <string>
 
 namespace kb::gui {
 
-inline QString qs(const std::string& text)
-{
+inline QString qs(const std::string& text) {
     return QString::fromStdString(text);
 }
 

@@ -8,8 +8,7 @@ namespace {
 
 constexpr std::size_t kMaxCells = 4'000'000; // beyond this the table would be too large
 
-QStringList splitLines(const QString& text)
-{
+QStringList splitLines(const QString& text) {
     if (text.isEmpty())
         return {};
     QStringList lines = text.split(QLatin1Char('\n'));
@@ -20,15 +19,15 @@ QStringList splitLines(const QString& text)
 
 } // namespace
 
-std::vector<DiffLine> diffLines(const QStringList& a, const QStringList& b)
-{
+std::vector<DiffLine> diffLines(const QStringList& a, const QStringList& b) {
     std::vector<DiffLine> out;
     // Common prefix and suffix first: most edits are local.
     qsizetype prefix = 0;
     while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix])
         ++prefix;
     qsizetype suffix = 0;
-    while (suffix < a.size() - prefix && suffix < b.size() - prefix && a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix])
+    while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
+           a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix])
         ++suffix;
     for (qsizetype i = 0; i < prefix; ++i)
         out.push_back({DiffLine::Same, a[i], int(i + 1), int(i + 1)});
@@ -48,7 +47,8 @@ std::vector<DiffLine> diffLines(const QStringList& a, const QStringList& b)
         const auto at = [&](std::size_t i, std::size_t j) -> int& { return lcs[i * (m + 1) + j]; };
         for (std::size_t i = n; i-- > 0;) {
             for (std::size_t j = m; j-- > 0;)
-                at(i, j) = oldAt(i) == newAt(j) ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
+                at(i, j) = oldAt(i) == newAt(j) ? at(i + 1, j + 1) + 1
+                                                : std::max(at(i + 1, j), at(i, j + 1));
         }
         std::size_t i = 0;
         std::size_t j = 0;
@@ -75,23 +75,22 @@ std::vector<DiffLine> diffLines(const QStringList& a, const QStringList& b)
     return out;
 }
 
-std::vector<DiffLine> diffTexts(const QString& oldText, const QString& newText)
-{
+std::vector<DiffLine> diffTexts(const QString& oldText, const QString& newText) {
     return diffLines(splitLines(oldText), splitLines(newText));
 }
 
-QString diffText(const std::vector<DiffLine>& diff)
-{
+QString diffText(const std::vector<DiffLine>& diff) {
     QStringList lines;
     for (const auto& d : diff) {
-        const QChar mark = d.kind == DiffLine::Added ? QLatin1Char('+') : d.kind == DiffLine::Removed ? QLatin1Char('-') : QLatin1Char(' ');
+        const QChar mark = d.kind == DiffLine::Added     ? QLatin1Char('+')
+                           : d.kind == DiffLine::Removed ? QLatin1Char('-')
+                                                         : QLatin1Char(' ');
         lines << mark + QLatin1Char(' ') + d.text;
     }
     return lines.join(QLatin1Char('\n'));
 }
 
-DiffStats diffStats(const std::vector<DiffLine>& diff)
-{
+DiffStats diffStats(const std::vector<DiffLine>& diff) {
     DiffStats s;
     for (const auto& d : diff) {
         s.added += d.kind == DiffLine::Added ? 1 : 0;

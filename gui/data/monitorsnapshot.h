@@ -8,7 +8,6 @@
 #include "db/sqlite.h"
 
 #include <QString>
-
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,7 +25,9 @@ struct StateCounts {
     int failed = 0;
     int cancelled = 0;
     int correct = 0;
-    int total() const { return queued + generating + building + evaluating + done + failed + cancelled; }
+    int total() const {
+        return queued + generating + building + evaluating + done + failed + cancelled;
+    }
     int finished() const { return done + failed + cancelled; }
     int active() const { return generating + building + evaluating; }
     void add(const std::string& status, const std::string& verdict);
@@ -72,14 +73,17 @@ struct MonitorSnapshot {
     std::optional<EngineInfo> engine;
     std::vector<FinishedLine> recent; // newest last
 
-    bool isActive() const { return run.status == "running" || run.status == "created" || run.status == "paused"; }
+    bool isActive() const {
+        return run.status == "running" || run.status == "created" || run.status == "paused";
+    }
 };
 
 using MonitorSnapshotPtr = std::shared_ptr<const MonitorSnapshot>;
 
 // Reads the monitor's view of a run; nullopt when there is no such run. windowSeconds: the
 // span the throughput is measured over; recentLines: how many finished attempts to list.
-std::optional<MonitorSnapshot> readMonitorSnapshot(db::Connection& conn, db::Id runId, double windowSeconds = 300,
+std::optional<MonitorSnapshot> readMonitorSnapshot(db::Connection& conn, db::Id runId,
+                                                   double windowSeconds = 300,
                                                    int recentLines = 200);
 
 // "[12:03:04] demo-a l1_relu: correct 2.00x" (the monitor's log line of a finished attempt).

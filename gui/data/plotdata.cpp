@@ -12,8 +12,7 @@ namespace kb::gui {
 
 namespace {
 
-std::vector<metrics::AttemptOutcome> outcomesOf(const Snapshot& snapshot, db::Id runId, int level)
-{
+std::vector<metrics::AttemptOutcome> outcomesOf(const Snapshot& snapshot, db::Id runId, int level) {
     std::vector<metrics::AttemptOutcome> out;
     for (const auto* a : snapshot.attemptsOf(runId)) {
         if (level == 0 || a->level == level)
@@ -25,8 +24,7 @@ std::vector<metrics::AttemptOutcome> outcomesOf(const Snapshot& snapshot, db::Id
 } // namespace
 
 std::vector<SpeedupGroup> speedupGroups(const Snapshot& snapshot, db::Id runId,
-                                        metrics::Baseline baseline)
-{
+                                        metrics::Baseline baseline) {
     std::map<std::pair<int, std::string>, SpeedupGroup> groups;
     for (const auto& task : metrics::resolveTasks(outcomesOf(snapshot, runId, 0))) {
         auto& group = groups[{task.level, task.model}];
@@ -46,8 +44,7 @@ std::vector<SpeedupGroup> speedupGroups(const Snapshot& snapshot, db::Id runId,
 }
 
 std::vector<FastPCurve> fastPCurves(const Snapshot& snapshot, db::Id runId,
-                                    metrics::Baseline baseline, int level, int steps)
-{
+                                    metrics::Baseline baseline, int level, int steps) {
     const auto outcomes = outcomesOf(snapshot, runId, level);
     std::set<std::pair<int, std::string>> tasks;
     std::map<std::string, std::vector<metrics::AttemptOutcome>> byModel;
@@ -59,15 +56,14 @@ std::vector<FastPCurve> fastPCurves(const Snapshot& snapshot, db::Id runId,
     for (const auto& [model, ofModel] : byModel) {
         FastPCurve curve;
         curve.model = QString::fromStdString(model);
-        curve.points = metrics::fastPCurve(ofModel, baseline, 0.0, 3.0, steps,
-                                           static_cast<int>(tasks.size()));
+        curve.points =
+            metrics::fastPCurve(ofModel, baseline, 0.0, 3.0, steps, static_cast<int>(tasks.size()));
         out.push_back(std::move(curve));
     }
     return out;
 }
 
-CostScoreData costScorePoints(const Snapshot& snapshot, db::Id runId, ScoreMeasure measure)
-{
+CostScoreData costScorePoints(const Snapshot& snapshot, db::Id runId, ScoreMeasure measure) {
     CostScoreData out;
     const auto* board = snapshot.leaderboard(runId);
     if (!board)
@@ -96,8 +92,7 @@ CostScoreData costScorePoints(const Snapshot& snapshot, db::Id runId, ScoreMeasu
     return out;
 }
 
-TurnsSpeedupData turnsSpeedupPoints(const Snapshot& snapshot, db::Id runId)
-{
+TurnsSpeedupData turnsSpeedupPoints(const Snapshot& snapshot, db::Id runId) {
     TurnsSpeedupData out;
     for (const auto* a : snapshot.attemptsOf(runId)) {
         if (a->mode == "one-shot")

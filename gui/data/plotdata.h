@@ -1,12 +1,10 @@
 #pragma once
 // What the plots draw, computed from a snapshot without any drawing, so it can be tested.
 
+#include "metrics/outcome.h"
 #include "snapshot.h"
 
-#include "metrics/outcome.h"
-
 #include <QString>
-
 #include <utility>
 #include <vector>
 

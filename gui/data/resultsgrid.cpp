@@ -7,8 +7,7 @@
 
 namespace kb::gui {
 
-ResultsGrid buildResultsGrid(const std::vector<const db::AttemptRow*>& attempts)
-{
+ResultsGrid buildResultsGrid(const std::vector<const db::AttemptRow*>& attempts) {
     ResultsGrid grid;
     std::map<std::string, std::size_t> columnOf;
     std::map<std::pair<int, std::string>, std::size_t> rowOf;

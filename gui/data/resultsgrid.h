@@ -7,7 +7,6 @@
 
 #include <QString>
 #include <QStringList>
-
 #include <vector>
 
 namespace kb::gui {
@@ -26,7 +25,7 @@ struct ResultsGridRow {
 };
 
 struct ResultsGrid {
-    QStringList models; // sorted
+    QStringList models;               // sorted
     std::vector<ResultsGridRow> rows; // by (level, key)
 };
 

@@ -7,8 +7,7 @@
 
 namespace kb::gui {
 
-QString reviewName(Review review)
-{
+QString reviewName(Review review) {
     switch (review) {
     case Review::Accepted:
         return QStringLiteral("accepted");
@@ -21,8 +20,7 @@ QString reviewName(Review review)
 }
 
 QString writeReview(const QString& databasePath, db::Id attemptId, Review review,
-                    const QString& note)
-{
+                    const QString& note) {
     try {
         db::Database database(databasePath.toStdString(), db::Database::Access::ReadWrite);
         db::RunRepository runs(database.connection());

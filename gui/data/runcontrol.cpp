@@ -10,15 +10,13 @@ namespace kb::gui {
 
 namespace {
 
-QString tr(const char* text)
-{
+QString tr(const char* text) {
     return QCoreApplication::translate("kb::gui::RunControl", text);
 }
 
 } // namespace
 
-QString controlRunInDatabase(const QString& databasePath, db::Id runId, RunAction action)
-{
+QString controlRunInDatabase(const QString& databasePath, db::Id runId, RunAction action) {
     try {
         db::Database database(databasePath.toStdString());
         auto& conn = database.connection();

@@ -1,9 +1,8 @@
 #include "runlauncher.h"
 
 #include "core/error.h"
-#include "run/runengine.h"
-
 #include "db/database.h"
+#include "run/runengine.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -16,16 +15,14 @@ namespace kb::gui {
 
 namespace {
 
-QString tr(const char* text)
-{
+QString tr(const char* text) {
     return QCoreApplication::translate("kb::gui::RunLauncher", text);
 }
 
 } // namespace
 
-db::Id createRunFromSpec(const QString& databasePath, const engine::RunSpec& spec, const QJsonObject& extra,
-                         QString* error)
-{
+db::Id createRunFromSpec(const QString& databasePath, const engine::RunSpec& spec,
+                         const QJsonObject& extra, QString* error) {
     try {
         db::Id runId = 0;
         {
@@ -35,8 +32,11 @@ db::Id createRunFromSpec(const QString& databasePath, const engine::RunSpec& spe
         if (!extra.isEmpty()) {
             db::Database database(databasePath.toStdString());
             db::Statement s(database.connection(),
-                            "UPDATE runs SET settings_json = json_set(settings_json, '$.launcher', json(?)) WHERE id = ?");
-            s.bind(1, QJsonDocument(extra).toJson(QJsonDocument::Compact).toStdString()).bind(2, runId).exec();
+                            "UPDATE runs SET settings_json = json_set(settings_json, '$.launcher', "
+                            "json(?)) WHERE id = ?");
+            s.bind(1, QJsonDocument(extra).toJson(QJsonDocument::Compact).toStdString())
+                .bind(2, runId)
+                .exec();
         }
         return runId;
     } catch (const engine::Error& e) {
@@ -47,10 +47,10 @@ db::Id createRunFromSpec(const QString& databasePath, const engine::RunSpec& spe
     return 0;
 }
 
-QString findCliProgram()
-{
+QString findCliProgram() {
     const QString dir = QCoreApplication::applicationDirPath();
-    const QStringList candidates{dir + QStringLiteral("/kbstudio-cli"), dir + QStringLiteral("/../cli/kbstudio-cli")};
+    const QStringList candidates{dir + QStringLiteral("/kbstudio-cli"),
+                                 dir + QStringLiteral("/../cli/kbstudio-cli")};
     for (const QString& candidate : candidates) {
         if (QFileInfo(candidate).isExecutable())
             return QFileInfo(candidate).canonicalFilePath();
@@ -58,14 +58,16 @@ QString findCliProgram()
     return QStandardPaths::findExecutable(QStringLiteral("kbstudio-cli"));
 }
 
-QStringList backgroundRunArguments(const QString& databasePath, db::Id runId)
-{
-    return {QStringLiteral("run"), QStringLiteral("--db"), QFileInfo(databasePath).absoluteFilePath(),
-            QStringLiteral("--resume"), QString::number(runId), QStringLiteral("--quiet")};
+QStringList backgroundRunArguments(const QString& databasePath, db::Id runId) {
+    return {QStringLiteral("run"),
+            QStringLiteral("--db"),
+            QFileInfo(databasePath).absoluteFilePath(),
+            QStringLiteral("--resume"),
+            QString::number(runId),
+            QStringLiteral("--quiet")};
 }
 
-QString startRunInBackground(const QString& databasePath, db::Id runId, const QString& program)
-{
+QString startRunInBackground(const QString& databasePath, db::Id runId, const QString& program) {
     if (program.isEmpty())
         return tr("kbstudio-cli was not found next to this program or on PATH; run it yourself: "
                   "kbstudio-cli run --db %1 --resume %2")
@@ -75,7 +77,8 @@ QString startRunInBackground(const QString& databasePath, db::Id runId, const QS
     process.setProgram(program);
     process.setArguments(backgroundRunArguments(databasePath, runId));
     process.setWorkingDirectory(QFileInfo(databasePath).absolutePath());
-    const QString log = QFileInfo(databasePath).absoluteDir().filePath(QStringLiteral("run-%1.log").arg(runId));
+    const QString log =
+        QFileInfo(databasePath).absoluteDir().filePath(QStringLiteral("run-%1.log").arg(runId));
     process.setStandardOutputFile(log, QIODevice::Append);
     process.setStandardErrorFile(log, QIODevice::Append);
     qint64 pid = 0;

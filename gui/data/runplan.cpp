@@ -2,21 +2,18 @@
 
 #include <QCoreApplication>
 #include <QLocale>
-
 #include <algorithm>
 
 namespace kb::gui {
 
 namespace {
 
-QString tr(const char* text)
-{
+QString tr(const char* text) {
     return QCoreApplication::translate("kb::gui::RunPlan", text);
 }
 
 // Model calls an attempt makes, as the estimate assumes.
-int callsPerAttempt(const RunPlan& plan)
-{
+int callsPerAttempt(const RunPlan& plan) {
     if (plan.mode == engine::kModeMultiTurn)
         return std::max(1, plan.turns);
     if (plan.mode == engine::kModeAgent)
@@ -26,8 +23,7 @@ int callsPerAttempt(const RunPlan& plan)
 
 } // namespace
 
-std::vector<const TaskInfo*> plannedTasks(const Catalog& catalog, const RunPlan& plan)
-{
+std::vector<const TaskInfo*> plannedTasks(const Catalog& catalog, const RunPlan& plan) {
     std::vector<const TaskInfo*> out;
     if (plan.suiteId == 0)
         return out;
@@ -35,16 +31,17 @@ std::vector<const TaskInfo*> plannedTasks(const Catalog& catalog, const RunPlan&
     for (const TaskInfo* t : catalog.tasksOf(plan.suiteId)) {
         if (!plan.levels.isEmpty() && !plan.levels.contains(t->task.level))
             continue;
-        if (!filter.isEmpty() && !QString::fromStdString(t->task.key).contains(filter, Qt::CaseInsensitive)
-            && !QString::fromStdString(t->task.name).contains(filter, Qt::CaseInsensitive))
+        if (!filter.isEmpty() &&
+            !QString::fromStdString(t->task.key).contains(filter, Qt::CaseInsensitive) &&
+            !QString::fromStdString(t->task.name).contains(filter, Qt::CaseInsensitive))
             continue;
         out.push_back(t);
     }
     return out;
 }
 
-std::optional<engine::RunSpec> toRunSpec(const Catalog& catalog, const RunPlan& plan, QString* error)
-{
+std::optional<engine::RunSpec> toRunSpec(const Catalog& catalog, const RunPlan& plan,
+                                         QString* error) {
     const db::SuiteRow* suite = nullptr;
     for (const auto& s : catalog.suites)
         suite = s.id == plan.suiteId ? &s : suite;
@@ -64,7 +61,8 @@ std::optional<engine::RunSpec> toRunSpec(const Catalog& catalog, const RunPlan& 
     }
     const auto tasks = plannedTasks(catalog, plan);
     if (tasks.empty()) {
-        *error = tr("No task of '%1' matches the levels and filter.").arg(QString::fromStdString(suite->name));
+        *error = tr("No task of '%1' matches the levels and filter.")
+                     .arg(QString::fromStdString(suite->name));
         return std::nullopt;
     }
     if (plan.samples < 1) {
@@ -91,29 +89,31 @@ std::optional<engine::RunSpec> toRunSpec(const Catalog& catalog, const RunPlan& 
     spec.settings.setPrecision(plan.precision);
     spec.settings.allowTf32 = plan.tf32;
     spec.settings.compileBaseline = plan.baseline != BaselineMode::Eager;
-    spec.settings.compileMode = plan.baseline == BaselineMode::MaxAutotune ? QStringLiteral("max-autotune")
-                                : plan.compileMode.isEmpty()                ? QStringLiteral("default")
-                                                                            : plan.compileMode;
-    spec.settings.device = plan.backend == Backend::Cpu ? QStringLiteral("cpu") : QStringLiteral("cuda");
+    spec.settings.compileMode = plan.baseline == BaselineMode::MaxAutotune
+                                    ? QStringLiteral("max-autotune")
+                                : plan.compileMode.isEmpty() ? QStringLiteral("default")
+                                                             : plan.compileMode;
+    spec.settings.device =
+        plan.backend == Backend::Cpu ? QStringLiteral("cpu") : QStringLiteral("cuda");
     spec.settings.timingTrials = plan.backend == Backend::Cpu ? 30 : 100;
-    spec.settings.backend = plan.backend == Backend::Slurm ? QStringLiteral("slurm") : QStringLiteral("local");
+    spec.settings.backend =
+        plan.backend == Backend::Slurm ? QStringLiteral("slurm") : QStringLiteral("local");
     spec.settings.slurmPartition = plan.slurmPartition;
     return spec;
 }
 
-QJsonObject launcherSettings(const RunPlan& plan)
-{
+QJsonObject launcherSettings(const RunPlan& plan) {
     QJsonObject o;
     if (!plan.taskFilter.trimmed().isEmpty())
         o.insert(QStringLiteral("task_filter"), plan.taskFilter.trimmed());
-    o.insert(QStringLiteral("baseline_mode"), plan.baseline == BaselineMode::Eager             ? QStringLiteral("eager")
-                                              : plan.baseline == BaselineMode::EagerAndCompile ? QStringLiteral("eager+compile")
-                                                                                               : QStringLiteral("max-autotune"));
+    o.insert(QStringLiteral("baseline_mode"),
+             plan.baseline == BaselineMode::Eager             ? QStringLiteral("eager")
+             : plan.baseline == BaselineMode::EagerAndCompile ? QStringLiteral("eager+compile")
+                                                              : QStringLiteral("max-autotune"));
     return o;
 }
 
-RunEstimate estimateRun(const Catalog& catalog, const RunPlan& plan)
-{
+RunEstimate estimateRun(const Catalog& catalog, const RunPlan& plan) {
     RunEstimate e;
     e.tasks = static_cast<int>(plannedTasks(catalog, plan).size());
     const int perModel = e.tasks * std::max(1, plan.samples);
@@ -134,25 +134,31 @@ RunEstimate estimateRun(const Catalog& catalog, const RunPlan& plan)
             in = u.inputTokens / u.turns * calls;
             out = u.outputTokens / u.turns * calls;
             e.notes << tr("%1: %2 in / %3 out tokens per call, from %4 stored calls")
-                           .arg(name, locale.toString(u.inputTokens / u.turns), locale.toString(u.outputTokens / u.turns))
+                           .arg(name, locale.toString(u.inputTokens / u.turns),
+                                locale.toString(u.outputTokens / u.turns))
                            .arg(u.turns);
         } else {
             e.notes << tr("%1: no calls stored yet, assuming %2 in / %3 out tokens per call")
-                           .arg(name, locale.toString(kDefaultInputTokensPerCall), locale.toString(kDefaultOutputTokensPerCall));
+                           .arg(name, locale.toString(kDefaultInputTokensPerCall),
+                                locale.toString(kDefaultOutputTokensPerCall));
         }
         e.inputTokens += in * perModel;
         e.outputTokens += out * perModel;
         if (m->priceInPerMTok || m->priceOutPerMTok) {
-            cost += (static_cast<double>(in * perModel) * m->priceInPerMTok.value_or(0)
-                     + static_cast<double>(out * perModel) * m->priceOutPerMTok.value_or(0)) / 1e6;
-        } else if (QString::fromStdString(m->providerKind) != QLatin1String("demo")
-                   && QString::fromStdString(m->providerKind) != QLatin1String("replay")) {
+            cost += (static_cast<double>(in * perModel) * m->priceInPerMTok.value_or(0) +
+                     static_cast<double>(out * perModel) * m->priceOutPerMTok.value_or(0)) /
+                    1e6;
+        } else if (QString::fromStdString(m->providerKind) != QLatin1String("demo") &&
+                   QString::fromStdString(m->providerKind) != QLatin1String("replay")) {
             priced = false;
             e.notes << tr("%1 has no prices: cost unknown").arg(name);
         }
-        const double seconds = u.finished > 0 ? u.wallSeconds / u.finished : kDefaultSecondsPerAttempt;
+        const double seconds =
+            u.finished > 0 ? u.wallSeconds / u.finished : kDefaultSecondsPerAttempt;
         if (u.finished == 0)
-            e.notes << tr("%1: no finished attempts yet, assuming %2 s per attempt").arg(name).arg(kDefaultSecondsPerAttempt);
+            e.notes << tr("%1: no finished attempts yet, assuming %2 s per attempt")
+                           .arg(name)
+                           .arg(kDefaultSecondsPerAttempt);
         e.seconds += seconds * perModel;
     }
     if (priced)
@@ -160,10 +166,10 @@ RunEstimate estimateRun(const Catalog& catalog, const RunPlan& plan)
     return e;
 }
 
-QString RunEstimate::text() const
-{
+QString RunEstimate::text() const {
     const QLocale locale;
-    QString s = tr("%1 tasks → %2 attempts; about %3 input and %4 output tokens; cost %5; about %6 of attempt time "
+    QString s = tr("%1 tasks → %2 attempts; about %3 input and %4 output tokens; cost %5; about %6 "
+                   "of attempt time "
                    "(attempts one after another; parallel builds and GPUs shorten it).")
                     .arg(tasks)
                     .arg(attempts)

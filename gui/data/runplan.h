@@ -3,13 +3,11 @@
 // estimate from what the chosen models used before (or stated defaults).
 
 #include "catalog.h"
-
 #include "run/runtypes.h"
 
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
-
 #include <optional>
 
 namespace kb::gui {
@@ -20,20 +18,22 @@ enum class Backend { LocalGpus, Cpu, Slurm };
 struct RunPlan {
     QString name;
     db::Id suiteId = 0;
-    QStringList models;   // model names
-    QList<int> levels;    // empty = every level
-    QString taskFilter;   // substring of task key or name; empty = every task
+    QStringList models; // model names
+    QList<int> levels;  // empty = every level
+    QString taskFilter; // substring of task key or name; empty = every task
     QString mode = QStringLiteral("one-shot");
     int samples = 1;
     QString precision = QStringLiteral("fp32"); // its tolerance follows (1e-4 fp32, 1e-2 fp16/bf16)
     bool tf32 = false;
     BaselineMode baseline = BaselineMode::EagerAndCompile;
-    QString compileMode = QStringLiteral("default"); // of the compile baseline (MaxAutotune: max-autotune)
-    QString promptTemplate; // one-shot/multi-turn: built-in name or file; empty = the suite's default
-    int turns = 3;        // multi-turn
-    int maxTurns = 50;    // agent: model calls per attempt
+    QString compileMode =
+        QStringLiteral("default"); // of the compile baseline (MaxAutotune: max-autotune)
+    QString
+        promptTemplate; // one-shot/multi-turn: built-in name or file; empty = the suite's default
+    int turns = 3;      // multi-turn
+    int maxTurns = 50;  // agent: model calls per attempt
     int maxTokens = 16384; // output tokens per model call
-    QString skillFile;    // agent: skill name or file; empty = the default skill
+    QString skillFile;     // agent: skill name or file; empty = the default skill
     Backend backend = Backend::LocalGpus;
     QString slurmPartition;
 };
@@ -42,7 +42,8 @@ struct RunPlan {
 std::vector<const TaskInfo*> plannedTasks(const Catalog& catalog, const RunPlan& plan);
 
 // The RunSpec for the engine; *error says what is missing (no model, no task, ...).
-std::optional<engine::RunSpec> toRunSpec(const Catalog& catalog, const RunPlan& plan, QString* error);
+std::optional<engine::RunSpec> toRunSpec(const Catalog& catalog, const RunPlan& plan,
+                                         QString* error);
 
 // What the launcher records with the run that RunSpec cannot hold yet.
 QJsonObject launcherSettings(const RunPlan& plan);

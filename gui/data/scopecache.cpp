@@ -15,18 +15,15 @@ struct ScopeCache::Alive {
 
 ScopeCache::ScopeCache(QObject* parent)
     : QObject(parent)
-    , m_alive(std::make_shared<Alive>(Alive{this}))
-{
+    , m_alive(std::make_shared<Alive>(Alive{this})) {
     qRegisterMetaType<kb::gui::ScopeDataPtr>();
 }
 
-ScopeCache::~ScopeCache()
-{
+ScopeCache::~ScopeCache() {
     m_alive->cache = nullptr;
 }
 
-void ScopeCache::setDatabase(const QString& path)
-{
+void ScopeCache::setDatabase(const QString& path) {
     if (path == m_path)
         return;
     m_path = path;
@@ -35,8 +32,7 @@ void ScopeCache::setDatabase(const QString& path)
     ++m_generation;
 }
 
-ScopeDataPtr ScopeCache::find(db::Id runId, const std::string& version) const
-{
+ScopeDataPtr ScopeCache::find(db::Id runId, const std::string& version) const {
     for (auto it = m_entries.rbegin(); it != m_entries.rend(); ++it) {
         if ((*it)->runId == runId && (*it)->version == version)
             return *it;
@@ -44,8 +40,7 @@ ScopeDataPtr ScopeCache::find(db::Id runId, const std::string& version) const
     return nullptr;
 }
 
-void ScopeCache::insert(ScopeDataPtr data)
-{
+void ScopeCache::insert(ScopeDataPtr data) {
     if (!data || data->everyRun)
         return;
     std::erase_if(m_entries, [&](const ScopeDataPtr& e) { return e->runId == data->runId; });
@@ -59,8 +54,7 @@ void ScopeCache::insert(ScopeDataPtr data)
     }
 }
 
-void ScopeCache::request(db::Id runId, const std::string& version)
-{
+void ScopeCache::request(db::Id runId, const std::string& version) {
     if (const auto it = m_pending.find(runId); it != m_pending.end() && it->second == version)
         return;
     m_pending[runId] = version;

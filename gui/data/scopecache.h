@@ -7,7 +7,6 @@
 
 #include <QObject>
 #include <QString>
-
 #include <deque>
 #include <map>
 #include <memory>
@@ -44,7 +43,7 @@ Q_SIGNALS:
 private:
     struct Alive;
     QString m_path;
-    std::deque<ScopeDataPtr> m_entries; // oldest first
+    std::deque<ScopeDataPtr> m_entries;      // oldest first
     std::map<db::Id, std::string> m_pending; // run id -> version being read
     quint64 m_generation = 0;
     std::shared_ptr<Alive> m_alive;

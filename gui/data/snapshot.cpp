@@ -5,7 +5,6 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
-
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -15,15 +14,13 @@
 
 namespace kb::gui {
 
-const RunSummary* Snapshot::findRun(db::Id runId) const
-{
+const RunSummary* Snapshot::findRun(db::Id runId) const {
     const auto it = std::lower_bound(runs.begin(), runs.end(), runId,
                                      [](const RunSummary& r, db::Id id) { return r.run.id < id; });
     return it == runs.end() || it->run.id != runId ? nullptr : &*it;
 }
 
-std::int64_t Snapshot::attemptCount(db::Id runId) const
-{
+std::int64_t Snapshot::attemptCount(db::Id runId) const {
     std::int64_t n = 0;
     for (const auto& r : runs) {
         if (runId == 0 || r.run.id == runId)
@@ -32,8 +29,7 @@ std::int64_t Snapshot::attemptCount(db::Id runId) const
     return n;
 }
 
-std::string Snapshot::scopeVersion(db::Id runId) const
-{
+std::string Snapshot::scopeVersion(db::Id runId) const {
     if (runId != 0) {
         const RunSummary* run = findRun(runId);
         return run ? run->version : std::string();
@@ -44,13 +40,11 @@ std::string Snapshot::scopeVersion(db::Id runId) const
     return std::to_string(std::hash<std::string>{}(all));
 }
 
-bool Snapshot::hasScope(db::Id runId) const
-{
+bool Snapshot::hasScope(db::Id runId) const {
     return scope && (scope->everyRun || scope->runId == runId);
 }
 
-QStringList Snapshot::modelNames(db::Id runId) const
-{
+QStringList Snapshot::modelNames(db::Id runId) const {
     std::set<std::string> names;
     for (const auto& r : runs) {
         if (runId == 0 || r.run.id == runId)
@@ -62,8 +56,7 @@ QStringList Snapshot::modelNames(db::Id runId) const
     return out;
 }
 
-std::vector<const db::AttemptRow*> Snapshot::attemptsOf(db::Id runId) const
-{
+std::vector<const db::AttemptRow*> Snapshot::attemptsOf(db::Id runId) const {
     std::vector<const db::AttemptRow*> out;
     if (!scope || (runId == 0 && !scope->everyRun && scope->runId != 0))
         return out;
@@ -74,33 +67,30 @@ std::vector<const db::AttemptRow*> Snapshot::attemptsOf(db::Id runId) const
     return out;
 }
 
-const db::AttemptRow* Snapshot::findAttempt(db::Id attemptId) const
-{
+const db::AttemptRow* Snapshot::findAttempt(db::Id attemptId) const {
     if (!scope)
         return nullptr;
-    const auto it = std::find_if(scope->attempts.begin(), scope->attempts.end(),
-                                 [attemptId](const db::AttemptRow& a) { return a.id == attemptId; });
+    const auto it =
+        std::find_if(scope->attempts.begin(), scope->attempts.end(),
+                     [attemptId](const db::AttemptRow& a) { return a.id == attemptId; });
     return it == scope->attempts.end() ? nullptr : &*it;
 }
 
-const metrics::Leaderboard* Snapshot::leaderboard(db::Id runId) const
-{
+const metrics::Leaderboard* Snapshot::leaderboard(db::Id runId) const {
     if (!scope)
         return nullptr;
     const auto it = scope->leaderboards.find(runId);
     return it == scope->leaderboards.end() ? nullptr : &it->second;
 }
 
-std::optional<double> Snapshot::costUsd(db::Id attemptId) const
-{
+std::optional<double> Snapshot::costUsd(db::Id attemptId) const {
     if (!scope)
         return std::nullopt;
     const auto it = scope->attemptCostUsd.find(attemptId);
     return it == scope->attemptCostUsd.end() ? std::nullopt : std::optional<double>(it->second);
 }
 
-Snapshot Snapshot::withScope(ScopeDataPtr data) const
-{
+Snapshot Snapshot::withScope(ScopeDataPtr data) const {
     Snapshot s = *this;
     s.scope = std::move(data);
     return s;
@@ -108,15 +98,15 @@ Snapshot Snapshot::withScope(ScopeDataPtr data) const
 
 namespace {
 
-bool isFinishedStatus(const std::string& status)
-{
+bool isFinishedStatus(const std::string& status) {
     return status == "done" || status == "failed" || status == "cancelled";
 }
 
-void readCosts(db::Connection& conn, db::Id runId, ScopeData& data)
-{
-    db::Statement costs(conn, runId == 0 ? "SELECT id, cost_usd FROM attempts WHERE cost_usd IS NOT NULL"
-                                         : "SELECT id, cost_usd FROM attempts WHERE run_id = ? AND cost_usd IS NOT NULL");
+void readCosts(db::Connection& conn, db::Id runId, ScopeData& data) {
+    db::Statement costs(
+        conn, runId == 0
+                  ? "SELECT id, cost_usd FROM attempts WHERE cost_usd IS NOT NULL"
+                  : "SELECT id, cost_usd FROM attempts WHERE run_id = ? AND cost_usd IS NOT NULL");
     if (runId != 0)
         costs.bind(1, runId);
     while (costs.step())
@@ -127,8 +117,7 @@ void readCosts(db::Connection& conn, db::Id runId, ScopeData& data)
 // level, task, model, sample): read in id order through the run index and sorted here, because
 // that query's "every run or this one" filter scans the whole table (335 ms instead of 78 ms
 // for one run of a million attempts) and sorts every row in SQL.
-std::vector<db::AttemptRow> attemptsInGridOrder(db::Connection& conn, db::Id runId)
-{
+std::vector<db::AttemptRow> attemptsInGridOrder(db::Connection& conn, db::Id runId) {
     std::vector<db::AttemptRow> rows =
         db::RunRepository(conn).attemptsPage(runId, 0, std::numeric_limits<int>::max());
     std::vector<std::size_t> order(rows.size());
@@ -136,8 +125,8 @@ std::vector<db::AttemptRow> attemptsInGridOrder(db::Connection& conn, db::Id run
     std::sort(order.begin(), order.end(), [&rows](std::size_t x, std::size_t y) {
         const db::AttemptRow& a = rows[x];
         const db::AttemptRow& b = rows[y];
-        return std::tie(a.runId, a.level, a.taskKey, a.modelName, a.sampleIndex, a.id)
-            < std::tie(b.runId, b.level, b.taskKey, b.modelName, b.sampleIndex, b.id);
+        return std::tie(a.runId, a.level, a.taskKey, a.modelName, a.sampleIndex, a.id) <
+               std::tie(b.runId, b.level, b.taskKey, b.modelName, b.sampleIndex, b.id);
     });
     // Applied in place, cycle by cycle: a million rows are not held twice.
     std::vector<bool> placed(rows.size(), false);
@@ -159,8 +148,7 @@ std::vector<db::AttemptRow> attemptsInGridOrder(db::Connection& conn, db::Id run
 
 } // namespace
 
-Snapshot readSummaries(db::Connection& conn)
-{
+Snapshot readSummaries(db::Connection& conn) {
     Snapshot s;
     s.databasePath = QString::fromStdString(conn.path());
     db::RunRepository repository(conn);
@@ -185,7 +173,8 @@ Snapshot readSummaries(db::Connection& conn)
     // (run_id, status) index, models from the unique (run_id, model_id, ...) index, and the
     // verdict-level counts per run.
     {
-        db::Statement statuses(conn, "SELECT run_id, status, count(*) FROM attempts GROUP BY run_id, status");
+        db::Statement statuses(
+            conn, "SELECT run_id, status, count(*) FROM attempts GROUP BY run_id, status");
         while (statuses.step()) {
             RunSummary* summary = summaryOf(statuses.int64(0));
             if (!summary)
@@ -214,13 +203,14 @@ Snapshot readSummaries(db::Connection& conn)
     }
     {
         // The weighted verdict sum changes when a verdict does, even where no count shows it.
-        db::Statement counts(conn,
-                             "SELECT run_id, sum(verdict = 'correct'), sum(suspicious <> 0 AND review = 'none'), "
-                             "sum(verdict = 'rejected' OR review = 'rejected'), sum(review = 'accepted'), "
-                             "total(speedup_eager), total(speedup_compile), total(cost_usd), max(id), "
-                             "sum(instr('pending correct incorrect build_error runtime_error timeout rejected "
-                             "invalid_candidate no_candidate harness_error provider_error infra_error', verdict)) "
-                             "FROM attempts GROUP BY run_id");
+        db::Statement counts(
+            conn,
+            "SELECT run_id, sum(verdict = 'correct'), sum(suspicious <> 0 AND review = 'none'), "
+            "sum(verdict = 'rejected' OR review = 'rejected'), sum(review = 'accepted'), "
+            "total(speedup_eager), total(speedup_compile), total(cost_usd), max(id), "
+            "sum(instr('pending correct incorrect build_error runtime_error timeout rejected "
+            "invalid_candidate no_candidate harness_error provider_error infra_error', verdict)) "
+            "FROM attempts GROUP BY run_id");
         while (counts.step()) {
             RunSummary* summary = summaryOf(counts.int64(0));
             if (!summary)
@@ -234,23 +224,26 @@ Snapshot readSummaries(db::Connection& conn)
         }
     }
     for (auto& summary : s.runs) {
-        summary.version = summary.run.status + '|' + std::to_string(summary.attempts) + '|'
-            + std::to_string(std::hash<std::string>{}(details[summary.run.id]));
+        summary.version = summary.run.status + '|' + std::to_string(summary.attempts) + '|' +
+                          std::to_string(std::hash<std::string>{}(details[summary.run.id]));
     }
     {
-        db::Statement flags(conn, "SELECT t.task_key, v.device, v.flags_json FROM task_validations v JOIN tasks t ON "
-                                  "t.id = v.task_id ORDER BY t.task_key, v.device");
+        db::Statement flags(
+            conn,
+            "SELECT t.task_key, v.device, v.flags_json FROM task_validations v JOIN tasks t ON "
+            "t.id = v.task_id ORDER BY t.task_key, v.device");
         while (flags.step()) {
-            const QJsonArray list = QJsonDocument::fromJson(QByteArray::fromStdString(flags.text(2))).array();
+            const QJsonArray list =
+                QJsonDocument::fromJson(QByteArray::fromStdString(flags.text(2))).array();
             for (const auto& f : list)
-                s.taskFlags[flags.text(0)] << QString::fromStdString(flags.text(1)) + QStringLiteral(": ") + f.toString();
+                s.taskFlags[flags.text(0)]
+                    << QString::fromStdString(flags.text(1)) + QStringLiteral(": ") + f.toString();
         }
     }
     return s;
 }
 
-ScopeDataPtr readScope(db::Connection& conn, db::Id runId, std::string version)
-{
+ScopeDataPtr readScope(db::Connection& conn, db::Id runId, std::string version) {
     auto data = std::make_shared<ScopeData>();
     data->runId = runId;
     data->version = std::move(version);
@@ -265,8 +258,7 @@ ScopeDataPtr readScope(db::Connection& conn, db::Id runId, std::string version)
     return data;
 }
 
-ScopeDataPtr readEveryScope(db::Connection& conn, std::string version)
-{
+ScopeDataPtr readEveryScope(db::Connection& conn, std::string version) {
     auto data = std::make_shared<ScopeData>();
     data->runId = 0;
     data->everyRun = true;
@@ -282,8 +274,7 @@ ScopeDataPtr readEveryScope(db::Connection& conn, std::string version)
     return data;
 }
 
-Snapshot readSnapshot(db::Connection& conn)
-{
+Snapshot readSnapshot(db::Connection& conn) {
     Snapshot s = readSummaries(conn);
     s.scope = readEveryScope(conn, s.scopeVersion(0));
     return s;

@@ -6,15 +6,13 @@
 // attempts does not fit a snapshot that a window reloads after every review. Small databases
 // are read whole: then every scope is present at once.
 
-#include "resultsgrid.h"
-
 #include "db/records.h"
 #include "db/sqlite.h"
 #include "metrics/leaderboard.h"
+#include "resultsgrid.h"
 
 #include <QString>
 #include <QStringList>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,11 +26,11 @@ namespace kb::gui {
 struct RunSummary {
     db::RunRow run;
     int attempts = 0;
-    int queued = 0;      // not finished yet (queued or in flight)
-    int finished = 0;    // done, failed or cancelled
-    int correct = 0;     // verdict correct (suspicious ones included)
-    int suspicious = 0;  // flagged suspicious and not reviewed
-    int rejected = 0;    // rejected by a check or by a person
+    int queued = 0;     // not finished yet (queued or in flight)
+    int finished = 0;   // done, failed or cancelled
+    int correct = 0;    // verdict correct (suspicious ones included)
+    int suspicious = 0; // flagged suspicious and not reviewed
+    int rejected = 0;   // rejected by a check or by a person
     std::map<std::string, int> statusCounts;
     std::vector<std::string> models; // models with attempts in the run, sorted
     // Changes whenever an attempt of the run changes in a way any page shows (status, verdict,
@@ -58,7 +56,7 @@ using ScopeDataPtr = std::shared_ptr<const ScopeData>;
 struct Snapshot {
     QString databasePath;
     int schemaVersion = 0;
-    std::vector<RunSummary> runs;          // by run id, ascending
+    std::vector<RunSummary> runs; // by run id, ascending
     // Validation flags of the reference, per task key: "cuda: output_below_tolerance", ...
     std::map<std::string, QStringList> taskFlags;
     ScopeDataPtr scope; // the attempts read so far; null when only the summaries are

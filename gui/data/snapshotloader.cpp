@@ -10,8 +10,7 @@ namespace kb::gui {
 
 namespace {
 
-QString tr(const char* text)
-{
+QString tr(const char* text) {
     return QCoreApplication::translate("kb::gui::SnapshotLoader", text);
 }
 
@@ -20,15 +19,13 @@ QString tr(const char* text)
 namespace {
 
 // The scope a request asks for, given what the database holds.
-db::Id chooseScope(const Snapshot& s, const ScopeRequest& request)
-{
+db::Id chooseScope(const Snapshot& s, const ScopeRequest& request) {
     if (request.wanted && (*request.wanted == 0 || s.findRun(*request.wanted)))
         return *request.wanted;
     return s.runs.empty() ? 0 : s.runs.back().run.id;
 }
 
-Snapshot readRequested(db::Connection& conn, const std::optional<ScopeRequest>& request)
-{
+Snapshot readRequested(db::Connection& conn, const std::optional<ScopeRequest>& request) {
     Snapshot s = readSummaries(conn);
     if (!request || s.attemptCount() <= request->wholeReadLimit) {
         s.scope = readEveryScope(conn, s.scopeVersion(0));
@@ -46,8 +43,7 @@ Snapshot readRequested(db::Connection& conn, const std::optional<ScopeRequest>& 
     return s;
 }
 
-SnapshotLoadResult loadRequested(const QString& path, const std::optional<ScopeRequest>& request)
-{
+SnapshotLoadResult loadRequested(const QString& path, const std::optional<ScopeRequest>& request) {
     SnapshotLoadResult result;
     if (path.isEmpty()) {
         result.error = tr("No database file was given.");
@@ -61,7 +57,8 @@ SnapshotLoadResult loadRequested(const QString& path, const std::optional<ScopeR
         return result;
     }
     if (info.isDir()) {
-        result.error = tr("%1 is a folder, not a database file.").arg(QDir::toNativeSeparators(path));
+        result.error =
+            tr("%1 is a folder, not a database file.").arg(QDir::toNativeSeparators(path));
         return result;
     }
     try {
@@ -83,24 +80,20 @@ SnapshotLoadResult loadRequested(const QString& path, const std::optional<ScopeR
 
 } // namespace
 
-SnapshotLoadResult loadSnapshotFile(const QString& path)
-{
+SnapshotLoadResult loadSnapshotFile(const QString& path) {
     return loadRequested(path, std::nullopt);
 }
 
-SnapshotLoadResult loadSnapshotFile(const QString& path, const ScopeRequest& request)
-{
+SnapshotLoadResult loadSnapshotFile(const QString& path, const ScopeRequest& request) {
     return loadRequested(path, request);
 }
 
 SnapshotLoader::SnapshotLoader(QObject* parent)
-    : QObject(parent)
-{
+    : QObject(parent) {
     qRegisterMetaType<kb::gui::SnapshotPtr>();
 }
 
-void SnapshotLoader::load(const QString& path)
-{
+void SnapshotLoader::load(const QString& path) {
     m_tracker.start([path]() { return loadSnapshotFile(path); },
                     [this, path](SnapshotLoadResult result) {
                         if (result.snapshot)
@@ -110,15 +103,15 @@ void SnapshotLoader::load(const QString& path)
                     });
 }
 
-void SnapshotLoader::load(const QString& path, ScopeRequest request)
-{
-    m_tracker.start([path, wanted = std::move(request)]() { return loadSnapshotFile(path, wanted); },
-                    [this, path](SnapshotLoadResult result) {
-                        if (result.snapshot)
-                            Q_EMIT loaded(result.snapshot);
-                        else
-                            Q_EMIT failed(path, result.error, result.missingFile);
-                    });
+void SnapshotLoader::load(const QString& path, ScopeRequest request) {
+    m_tracker.start(
+        [path, wanted = std::move(request)]() { return loadSnapshotFile(path, wanted); },
+        [this, path](SnapshotLoadResult result) {
+            if (result.snapshot)
+                Q_EMIT loaded(result.snapshot);
+            else
+                Q_EMIT failed(path, result.error, result.missingFile);
+        });
 }
 
 } // namespace kb::gui

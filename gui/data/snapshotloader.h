@@ -6,7 +6,6 @@
 
 #include <QObject>
 #include <QString>
-
 #include <optional>
 
 namespace kb::gui {

@@ -6,7 +6,6 @@
 #include "db/records.h"
 
 #include <QString>
-
 #include <vector>
 
 namespace kb::gui {

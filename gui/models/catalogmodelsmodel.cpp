@@ -7,36 +7,31 @@ namespace kb::gui {
 
 namespace {
 
-QString price(const std::optional<double>& v)
-{
-    return v ? QStringLiteral("$%1").arg(*v, 0, 'f', 2) : QCoreApplication::translate("kb::gui::CatalogModelsModel", "not set");
+QString price(const std::optional<double>& v) {
+    return v ? QStringLiteral("$%1").arg(*v, 0, 'f', 2)
+             : QCoreApplication::translate("kb::gui::CatalogModelsModel", "not set");
 }
 
 } // namespace
 
 CatalogModelsModel::CatalogModelsModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-void CatalogModelsModel::setCatalog(CatalogPtr catalog)
-{
+void CatalogModelsModel::setCatalog(CatalogPtr catalog) {
     beginResetModel();
     m_catalog = std::move(catalog);
     rebuild();
     endResetModel();
 }
 
-void CatalogModelsModel::setProviderId(db::Id providerId)
-{
+void CatalogModelsModel::setProviderId(db::Id providerId) {
     beginResetModel();
     m_providerId = providerId;
     rebuild();
     endResetModel();
 }
 
-void CatalogModelsModel::rebuild()
-{
+void CatalogModelsModel::rebuild() {
     m_rows.clear();
     if (!m_catalog)
         return;
@@ -46,23 +41,19 @@ void CatalogModelsModel::rebuild()
     }
 }
 
-db::Id CatalogModelsModel::modelIdAt(int row) const
-{
+db::Id CatalogModelsModel::modelIdAt(int row) const {
     return row >= 0 && row < rowCount() ? m_rows.at(static_cast<std::size_t>(row))->id : 0;
 }
 
-int CatalogModelsModel::rowCount(const QModelIndex& parent) const
-{
+int CatalogModelsModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int CatalogModelsModel::columnCount(const QModelIndex& parent) const
-{
+int CatalogModelsModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant CatalogModelsModel::data(const QModelIndex& index, int role) const
-{
+QVariant CatalogModelsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const auto& m = *m_rows.at(static_cast<std::size_t>(index.row()));
@@ -75,7 +66,8 @@ QVariant CatalogModelsModel::data(const QModelIndex& index, int role) const
         switch (index.column()) {
         case NameColumn:
             return m.label.empty() ? QString::fromStdString(m.name)
-                                   : QStringLiteral("%1 (%2)").arg(QString::fromStdString(m.name), QString::fromStdString(m.label));
+                                   : QStringLiteral("%1 (%2)").arg(QString::fromStdString(m.name),
+                                                                   QString::fromStdString(m.label));
         case ProviderColumn:
             return QString::fromStdString(m.providerName);
         case PriceInColumn:
@@ -85,7 +77,8 @@ QVariant CatalogModelsModel::data(const QModelIndex& index, int role) const
         case AttemptsColumn:
             return u.attempts;
         case TokensColumn:
-            return tr("%1 in / %2 out").arg(locale.toString(u.inputTokens), locale.toString(u.outputTokens));
+            return tr("%1 in / %2 out")
+                .arg(locale.toString(u.inputTokens), locale.toString(u.outputTokens));
         case CostColumn:
             return QStringLiteral("$%1").arg(u.costUsd, 0, 'f', 2);
         default:
@@ -111,14 +104,14 @@ QVariant CatalogModelsModel::data(const QModelIndex& index, int role) const
             return {};
         }
     case Qt::TextAlignmentRole:
-        return index.column() >= PriceInColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+        return index.column() >= PriceInColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                               : QVariant();
     default:
         return {};
     }
 }
 
-QVariant CatalogModelsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant CatalogModelsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {

@@ -5,12 +5,9 @@
 namespace kb::gui {
 
 LeaderboardModel::LeaderboardModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-void LeaderboardModel::setSnapshot(SnapshotPtr snapshot, db::Id runId)
-{
+void LeaderboardModel::setSnapshot(SnapshotPtr snapshot, db::Id runId) {
     beginResetModel();
     m_snapshot = std::move(snapshot);
     m_board = m_snapshot ? m_snapshot->leaderboard(runId) : nullptr;
@@ -23,8 +20,7 @@ void LeaderboardModel::setSnapshot(SnapshotPtr snapshot, db::Id runId)
     endResetModel();
 }
 
-int LeaderboardModel::columnFor(int level, Metric metric) const
-{
+int LeaderboardModel::columnFor(int level, Metric metric) const {
     for (int group = 0; group < groupCount(); ++group) {
         if (groupLevel(group) == level)
             return column(group, metric);
@@ -32,8 +28,7 @@ int LeaderboardModel::columnFor(int level, Metric metric) const
     return -1;
 }
 
-int LeaderboardModel::rowOfModel(const QString& model) const
-{
+int LeaderboardModel::rowOfModel(const QString& model) const {
     if (!m_board)
         return -1;
     for (std::size_t i = 0; i < m_board->models.size(); ++i) {
@@ -43,23 +38,21 @@ int LeaderboardModel::rowOfModel(const QString& model) const
     return -1;
 }
 
-int LeaderboardModel::rowCount(const QModelIndex& parent) const
-{
+int LeaderboardModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !m_board ? 0 : static_cast<int>(m_board->models.size());
 }
 
-int LeaderboardModel::columnCount(const QModelIndex& parent) const
-{
+int LeaderboardModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount + groupCount() * MetricCount;
 }
 
-const metrics::LeaderboardCell* LeaderboardModel::cellOf(const std::string& model, int level) const
-{
+const metrics::LeaderboardCell* LeaderboardModel::cellOf(const std::string& model,
+                                                         int level) const {
     return m_board ? m_board->find(model, level) : nullptr;
 }
 
-std::optional<double> LeaderboardModel::value(const metrics::LeaderboardCell& cell, Metric metric) const
-{
+std::optional<double> LeaderboardModel::value(const metrics::LeaderboardCell& cell,
+                                              Metric metric) const {
     switch (metric) {
     case PassMetric:
         return cell.tasks > 0 ? std::optional<double>(cell.passRate) : std::nullopt;
@@ -86,14 +79,14 @@ std::optional<double> LeaderboardModel::value(const metrics::LeaderboardCell& ce
     return std::nullopt;
 }
 
-int LeaderboardModel::passK() const
-{
+int LeaderboardModel::passK() const {
     return m_board && !m_board->passAtKs.empty() ? m_board->passAtKs.back() : 1;
 }
 
-QString LeaderboardModel::toolTip(const metrics::LeaderboardCell* cell, int level, Metric metric) const
-{
-    const QString where = level == metrics::kOverallLevel ? tr("overall (weighted)") : tr("level %1").arg(level);
+QString LeaderboardModel::toolTip(const metrics::LeaderboardCell* cell, int level,
+                                  Metric metric) const {
+    const QString where =
+        level == metrics::kOverallLevel ? tr("overall (weighted)") : tr("level %1").arg(level);
     if (!cell)
         return tr("No attempts at %1.").arg(where);
     QStringList lines;
@@ -103,7 +96,8 @@ QString LeaderboardModel::toolTip(const metrics::LeaderboardCell* cell, int leve
         lines << tr("%1 of %2 tasks correct").arg(cell->correct).arg(cell->tasks);
         if (cell->passRateCi) {
             lines << tr("95% Wilson interval: %1 – %2")
-                         .arg(formatPercent(cell->passRateCi->low), formatPercent(cell->passRateCi->high));
+                         .arg(formatPercent(cell->passRateCi->low),
+                              formatPercent(cell->passRateCi->high));
         }
         for (const auto& p : cell->passAtK)
             lines << tr("pass@%1: %2").arg(p.k).arg(formatPercent(p.value));
@@ -113,7 +107,9 @@ QString LeaderboardModel::toolTip(const metrics::LeaderboardCell* cell, int leve
         for (const auto& p : cell->passAtK) {
             lines << tr("pass@%1: %2").arg(p.k).arg(formatPercent(p.value));
             if (p.tasksWithTooFewSamples > 0)
-                lines << tr("%n task(s) with fewer than %1 samples left out", nullptr, p.tasksWithTooFewSamples).arg(p.k);
+                lines << tr("%n task(s) with fewer than %1 samples left out", nullptr,
+                            p.tasksWithTooFewSamples)
+                             .arg(p.k);
         }
         break;
     case FastEagerMetric:
@@ -130,15 +126,18 @@ QString LeaderboardModel::toolTip(const metrics::LeaderboardCell* cell, int leve
         lines << tr("over %1 correct, timed tasks").arg(cell->timed);
         if (cell->geomeanEagerCi)
             lines << tr("95% bootstrap interval: %1 – %2")
-                         .arg(formatSpeedup(cell->geomeanEagerCi->low), formatSpeedup(cell->geomeanEagerCi->high));
+                         .arg(formatSpeedup(cell->geomeanEagerCi->low),
+                              formatSpeedup(cell->geomeanEagerCi->high));
         if (cell->noisy > 0)
             lines << tr("%n scoring attempt(s) with noisy timing", nullptr, cell->noisy);
-        lines << tr("with failed tasks counted as 1.0×: %1").arg(formatSpeedup(cell->geomeanFallbackEager));
+        lines << tr("with failed tasks counted as 1.0×: %1")
+                     .arg(formatSpeedup(cell->geomeanFallbackEager));
         if (cell->medianEager)
             lines << tr("median: %1").arg(formatSpeedup(cell->medianEager));
         break;
     case GeomeanCompileMetric:
-        lines << tr("with failed tasks counted as 1.0×: %1").arg(formatSpeedup(cell->geomeanFallbackCompile));
+        lines << tr("with failed tasks counted as 1.0×: %1")
+                     .arg(formatSpeedup(cell->geomeanFallbackCompile));
         if (!cell->geomeanCompile)
             lines << tr("No correct task has a torch.compile speedup.");
         break;
@@ -148,8 +147,7 @@ QString LeaderboardModel::toolTip(const metrics::LeaderboardCell* cell, int leve
     return lines.join(QLatin1Char('\n'));
 }
 
-QVariant LeaderboardModel::data(const QModelIndex& index, int role) const
-{
+QVariant LeaderboardModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const std::string& model = m_board->models[static_cast<std::size_t>(index.row())];
@@ -201,7 +199,8 @@ QVariant LeaderboardModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         if (metric == GeomeanEagerMetric || metric == GeomeanCompileMetric) {
-            const auto& ci = metric == GeomeanEagerMetric ? cell->geomeanEagerCi : cell->geomeanCompileCi;
+            const auto& ci =
+                metric == GeomeanEagerMetric ? cell->geomeanEagerCi : cell->geomeanCompileCi;
             if (v && ci)
                 return formatSpeedupInterval(v, ci->low, ci->high);
             return formatSpeedup(v);
@@ -225,60 +224,75 @@ QVariant LeaderboardModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QString LeaderboardModel::metricName(Metric metric)
-{
-    switch (metric) {
-    case PassMetric: return tr("Pass\nrate");
-    case PassAt1Metric: return tr("pass@1");
-    case PassAtKMetric: return tr("pass@k");
-    case FastEagerMetric: return tr("fast₁\neager");
-    case FastCompileMetric: return tr("fast₁\ncompile");
-    case GeomeanEagerMetric: return tr("Geomean\neager");
-    case GeomeanCompileMetric: return tr("Geomean\ncompile");
-    case MetricCount: break;
-    }
-    return {};
-}
-
-QString LeaderboardModel::metricDefinition(Metric metric)
-{
+QString LeaderboardModel::metricName(Metric metric) {
     switch (metric) {
     case PassMetric:
-        return tr("Pass rate: correct tasks / tasks of the level (missing counts as failed)");
+        return tr("Pass\nrate");
     case PassAt1Metric:
-        return tr("pass@1: unbiased estimate of the chance that one sample is correct, averaged over the tasks");
+        return tr("pass@1");
     case PassAtKMetric:
-        return tr("pass@k: unbiased estimate of the chance that at least one of k samples is correct "
-                  "(k = samples per task), averaged over the tasks");
+        return tr("pass@k");
     case FastEagerMetric:
-        return tr("fast_1 vs eager: tasks that are correct AND faster than PyTorch eager, over all tasks");
+        return tr("fast₁\neager");
     case FastCompileMetric:
-        return tr("fast_1 vs compile: tasks that are correct AND faster than torch.compile, over all tasks");
+        return tr("fast₁\ncompile");
     case GeomeanEagerMetric:
-        return tr("Geometric mean of the speedup vs eager over correct, timed tasks");
+        return tr("Geomean\neager");
     case GeomeanCompileMetric:
-        return tr("Geometric mean of the speedup vs torch.compile over correct tasks with a compile baseline");
+        return tr("Geomean\ncompile");
     case MetricCount:
         break;
     }
     return {};
 }
 
-QVariant LeaderboardModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QString LeaderboardModel::metricDefinition(Metric metric) {
+    switch (metric) {
+    case PassMetric:
+        return tr("Pass rate: correct tasks / tasks of the level (missing counts as failed)");
+    case PassAt1Metric:
+        return tr("pass@1: unbiased estimate of the chance that one sample is correct, averaged "
+                  "over the tasks");
+    case PassAtKMetric:
+        return tr(
+            "pass@k: unbiased estimate of the chance that at least one of k samples is correct "
+            "(k = samples per task), averaged over the tasks");
+    case FastEagerMetric:
+        return tr("fast_1 vs eager: tasks that are correct AND faster than PyTorch eager, over all "
+                  "tasks");
+    case FastCompileMetric:
+        return tr("fast_1 vs compile: tasks that are correct AND faster than torch.compile, over "
+                  "all tasks");
+    case GeomeanEagerMetric:
+        return tr("Geometric mean of the speedup vs eager over correct, timed tasks");
+    case GeomeanCompileMetric:
+        return tr("Geometric mean of the speedup vs torch.compile over correct tasks with a "
+                  "compile baseline");
+    case MetricCount:
+        break;
+    }
+    return {};
+}
+
+QVariant LeaderboardModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= columnCount())
         return {};
     if (section < ColumnCount) {
         if (role == Qt::DisplayRole) {
             switch (section) {
-            case ModelColumn: return tr("Model");
-            case SuspiciousColumn: return tr("Suspicious");
-            case RejectedColumn: return tr("Rejected");
-            default: break;
+            case ModelColumn:
+                return tr("Model");
+            case SuspiciousColumn:
+                return tr("Suspicious");
+            case RejectedColumn:
+                return tr("Rejected");
+            default:
+                break;
             }
         }
         if (role == Qt::ToolTipRole && section == SuspiciousColumn)
-            return tr("Attempts flagged suspicious and not reviewed; they do not count until accepted");
+            return tr(
+                "Attempts flagged suspicious and not reviewed; they do not count until accepted");
         if (role == Qt::ToolTipRole && section == RejectedColumn)
             return tr("Attempts rejected by an anti-cheat check or by a reviewer");
         return {};
@@ -286,7 +300,8 @@ QVariant LeaderboardModel::headerData(int section, Qt::Orientation orientation, 
     const int group = (section - ColumnCount) / MetricCount;
     const auto metric = static_cast<Metric>((section - ColumnCount) % MetricCount);
     const int level = groupLevel(group);
-    const QString levelName = level == metrics::kOverallLevel ? tr("Overall") : tr("Level %1").arg(level);
+    const QString levelName =
+        level == metrics::kOverallLevel ? tr("Overall") : tr("Level %1").arg(level);
     switch (role) {
     case Qt::DisplayRole:
         if (metric == PassAtKMetric)

@@ -6,7 +6,6 @@
 #include "data/snapshot.h"
 
 #include <QAbstractTableModel>
-
 #include <optional>
 
 namespace kb::gui {
@@ -40,7 +39,9 @@ public:
     // Groups: the weighted overall (level 0), then the board's levels ascending.
     int groupCount() const { return static_cast<int>(m_groupLevels.size()); }
     int groupLevel(int group) const { return m_groupLevels.at(static_cast<std::size_t>(group)); }
-    int column(int group, Metric metric) const { return ColumnCount + group * MetricCount + metric; }
+    int column(int group, Metric metric) const {
+        return ColumnCount + group * MetricCount + metric;
+    }
     // The column of a metric for a level (0 = overall); -1 when the level is not shown.
     int columnFor(int level, Metric metric) const;
     int rowOfModel(const QString& model) const;

@@ -5,18 +5,16 @@
 namespace kb::gui {
 
 MonitorModelsModel::MonitorModelsModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-void MonitorModelsModel::setSnapshot(MonitorSnapshotPtr snapshot)
-{
+void MonitorModelsModel::setSnapshot(MonitorSnapshotPtr snapshot) {
     std::vector<std::pair<std::string, StateCounts>> rows;
     if (snapshot)
         rows.assign(snapshot->perModel.begin(), snapshot->perModel.end());
-    const bool sameModels = rows.size() == m_rows.size()
-                            && std::equal(rows.begin(), rows.end(), m_rows.begin(),
-                                          [](const auto& a, const auto& b) { return a.first == b.first; });
+    const bool sameModels =
+        rows.size() == m_rows.size() &&
+        std::equal(rows.begin(), rows.end(), m_rows.begin(),
+                   [](const auto& a, const auto& b) { return a.first == b.first; });
     if (sameModels) {
         m_rows = std::move(rows);
         if (!m_rows.empty())
@@ -28,23 +26,21 @@ void MonitorModelsModel::setSnapshot(MonitorSnapshotPtr snapshot)
     endResetModel();
 }
 
-int MonitorModelsModel::rowCount(const QModelIndex& parent) const
-{
+int MonitorModelsModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int MonitorModelsModel::columnCount(const QModelIndex& parent) const
-{
+int MonitorModelsModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant MonitorModelsModel::data(const QModelIndex& index, int role) const
-{
+QVariant MonitorModelsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const auto& [model, c] = m_rows.at(static_cast<std::size_t>(index.row()));
     if (role == Qt::TextAlignmentRole)
-        return index.column() == ModelColumn ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == ModelColumn ? QVariant()
+                                             : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
     const double progress = c.total() > 0 ? 100.0 * c.finished() / c.total() : 0.0;
@@ -66,14 +62,14 @@ QVariant MonitorModelsModel::data(const QModelIndex& index, int role) const
     case CorrectColumn:
         return c.correct;
     case ProgressColumn:
-        return role == SortRole ? QVariant(progress) : QVariant(QStringLiteral("%1%").arg(progress, 0, 'f', 0));
+        return role == SortRole ? QVariant(progress)
+                                : QVariant(QStringLiteral("%1%").arg(progress, 0, 'f', 0));
     default:
         return {};
     }
 }
 
-QVariant MonitorModelsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant MonitorModelsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {

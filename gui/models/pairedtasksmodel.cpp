@@ -4,46 +4,40 @@
 
 #include <QBrush>
 #include <QColor>
-
 #include <cmath>
 
 namespace kb::gui {
 
 PairedTasksModel::PairedTasksModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-void PairedTasksModel::setComparison(ComparisonPtr comparison)
-{
+void PairedTasksModel::setComparison(ComparisonPtr comparison) {
     beginResetModel();
     m_comparison = std::move(comparison);
     endResetModel();
 }
 
-QString PairedTasksModel::taskAt(int row) const
-{
+QString PairedTasksModel::taskAt(int row) const {
     if (!m_comparison || row < 0 || row >= rowCount())
         return {};
     return QString::fromStdString(m_comparison->tasks.at(static_cast<std::size_t>(row)).taskId);
 }
 
-int PairedTasksModel::rowCount(const QModelIndex& parent) const
-{
+int PairedTasksModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !m_comparison ? 0 : static_cast<int>(m_comparison->tasks.size());
 }
 
-int PairedTasksModel::columnCount(const QModelIndex& parent) const
-{
+int PairedTasksModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant PairedTasksModel::data(const QModelIndex& index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_comparison)
+QVariant PairedTasksModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) ||
+        !m_comparison)
         return {};
     const auto& t = m_comparison->tasks.at(static_cast<std::size_t>(index.row()));
-    const auto times = [](double v, const std::optional<metrics::SpeedupBounds>& b = {}) -> QString {
+    const auto times = [](double v,
+                          const std::optional<metrics::SpeedupBounds>& b = {}) -> QString {
         return b ? formatSpeedupInterval(v, b->low, b->high) : formatSpeedup(v);
     };
     switch (role) {
@@ -54,9 +48,11 @@ QVariant PairedTasksModel::data(const QModelIndex& index, int role) const
         case TaskColumn:
             return QString::fromStdString(t.taskId);
         case SpeedupAColumn:
-            return t.correctA ? times(t.speedupA, t.boundsA) : tr("failed (%1)").arg(times(t.speedupA));
+            return t.correctA ? times(t.speedupA, t.boundsA)
+                              : tr("failed (%1)").arg(times(t.speedupA));
         case SpeedupBColumn:
-            return t.correctB ? times(t.speedupB, t.boundsB) : tr("failed (%1)").arg(times(t.speedupB));
+            return t.correctB ? times(t.speedupB, t.boundsB)
+                              : tr("failed (%1)").arg(times(t.speedupB));
         case RatioColumn:
             return times(t.ratio);
         case BetterColumn:
@@ -115,8 +111,7 @@ QVariant PairedTasksModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant PairedTasksModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant PairedTasksModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {

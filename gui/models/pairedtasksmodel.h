@@ -11,7 +11,15 @@ namespace kb::gui {
 class PairedTasksModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { LevelColumn, TaskColumn, SpeedupAColumn, SpeedupBColumn, RatioColumn, BetterColumn, ColumnCount };
+    enum Column {
+        LevelColumn,
+        TaskColumn,
+        SpeedupAColumn,
+        SpeedupBColumn,
+        RatioColumn,
+        BetterColumn,
+        ColumnCount
+    };
     enum Role { SortRole = Qt::UserRole, ValueRole };
 
     explicit PairedTasksModel(QObject* parent = nullptr);
@@ -23,7 +31,8 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 private:
     ComparisonPtr m_comparison;

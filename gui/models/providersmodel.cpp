@@ -8,24 +8,21 @@
 namespace kb::gui {
 
 ProvidersModel::ProvidersModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-void ProvidersModel::setCatalog(CatalogPtr catalog)
-{
+void ProvidersModel::setCatalog(CatalogPtr catalog) {
     beginResetModel();
     m_catalog = std::move(catalog);
     endResetModel();
 }
 
-db::Id ProvidersModel::providerIdAt(int row) const
-{
-    return m_catalog && row >= 0 && row < rowCount() ? m_catalog->providers.at(static_cast<std::size_t>(row)).id : 0;
+db::Id ProvidersModel::providerIdAt(int row) const {
+    return m_catalog && row >= 0 && row < rowCount()
+               ? m_catalog->providers.at(static_cast<std::size_t>(row)).id
+               : 0;
 }
 
-int ProvidersModel::rowOfProvider(db::Id id) const
-{
+int ProvidersModel::rowOfProvider(db::Id id) const {
     for (int row = 0; row < rowCount(); ++row) {
         if (providerIdAt(row) == id)
             return row;
@@ -33,33 +30,32 @@ int ProvidersModel::rowOfProvider(db::Id id) const
     return -1;
 }
 
-int ProvidersModel::rowCount(const QModelIndex& parent) const
-{
+int ProvidersModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !m_catalog ? 0 : static_cast<int>(m_catalog->providers.size());
 }
 
-int ProvidersModel::columnCount(const QModelIndex& parent) const
-{
+int ProvidersModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QString ProvidersModel::limitsText(const std::string& settingsJson)
-{
+QString ProvidersModel::limitsText(const std::string& settingsJson) {
     const QJsonObject s = QJsonDocument::fromJson(QByteArray::fromStdString(settingsJson)).object();
     QStringList parts;
     const QLocale locale;
     if (s.contains(QStringLiteral("max_concurrent")))
         parts << tr("%1 at once").arg(s.value(QStringLiteral("max_concurrent")).toInt());
     if (s.value(QStringLiteral("token_budget")).toDouble() > 0)
-        parts << tr("%1 tokens").arg(locale.toString(s.value(QStringLiteral("token_budget")).toDouble(), 'f', 0));
+        parts << tr("%1 tokens")
+                     .arg(locale.toString(s.value(QStringLiteral("token_budget")).toDouble(), 'f',
+                                          0));
     if (s.contains(QStringLiteral("timeout_ms")))
         parts << tr("%1 s timeout").arg(s.value(QStringLiteral("timeout_ms")).toDouble() / 1000.0);
     return parts.isEmpty() ? tr("defaults") : parts.join(QStringLiteral(", "));
 }
 
-QVariant ProvidersModel::data(const QModelIndex& index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_catalog)
+QVariant ProvidersModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) ||
+        !m_catalog)
         return {};
     const auto& p = m_catalog->providers.at(static_cast<std::size_t>(index.row()));
     if (role == IdRole)
@@ -74,7 +70,8 @@ QVariant ProvidersModel::data(const QModelIndex& index, int role) const
         case KindColumn:
             return QString::fromStdString(p.kind);
         case BaseUrlColumn:
-            return p.baseUrl.empty() && role == Qt::DisplayRole ? tr("(none)") : QString::fromStdString(p.baseUrl);
+            return p.baseUrl.empty() && role == Qt::DisplayRole ? tr("(none)")
+                                                                : QString::fromStdString(p.baseUrl);
         case ModelsColumn:
             return models;
         case LimitsColumn:
@@ -88,8 +85,7 @@ QVariant ProvidersModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QVariant ProvidersModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant ProvidersModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {

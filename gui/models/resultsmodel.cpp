@@ -1,23 +1,18 @@
 #include "resultsmodel.h"
 
-#include <QApplication>
-#include <QStyle>
-
 #include "data/format.h"
 
+#include <QApplication>
 #include <QGuiApplication>
-
+#include <QStyle>
 #include <algorithm>
 
 namespace kb::gui {
 
 ResultsModel::ResultsModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-void ResultsModel::setSnapshot(SnapshotPtr snapshot, db::Id runId)
-{
+void ResultsModel::setSnapshot(SnapshotPtr snapshot, db::Id runId) {
     beginResetModel();
     m_snapshot = std::move(snapshot);
     m_runId = runId;
@@ -29,7 +24,8 @@ void ResultsModel::setSnapshot(SnapshotPtr snapshot, db::Id runId)
         if (scope && scope->grid && !scope->everyRun && scope->runId == runId)
             m_grid = scope->grid;
         else
-            m_grid = std::make_shared<const ResultsGrid>(buildResultsGrid(m_snapshot->attemptsOf(runId)));
+            m_grid = std::make_shared<const ResultsGrid>(
+                buildResultsGrid(m_snapshot->attemptsOf(runId)));
         m_models = m_grid->models;
         for (const auto& row : m_grid->rows) {
             const auto flags = m_snapshot->taskFlags.find(row.key.toStdString());
@@ -39,14 +35,12 @@ void ResultsModel::setSnapshot(SnapshotPtr snapshot, db::Id runId)
     endResetModel();
 }
 
-const std::vector<ResultsModel::Row>& ResultsModel::rows() const
-{
+const std::vector<ResultsModel::Row>& ResultsModel::rows() const {
     static const std::vector<Row> none;
     return m_grid ? m_grid->rows : none;
 }
 
-QList<int> ResultsModel::levels() const
-{
+QList<int> ResultsModel::levels() const {
     QList<int> out;
     for (const auto& row : rows()) {
         if (!out.contains(row.level))
@@ -55,14 +49,12 @@ QList<int> ResultsModel::levels() const
     return out;
 }
 
-int ResultsModel::columnOfModel(const QString& model) const
-{
+int ResultsModel::columnOfModel(const QString& model) const {
     const auto i = m_models.indexOf(model);
     return i < 0 ? -1 : ColumnCount + static_cast<int>(i);
 }
 
-int ResultsModel::rowOfTask(const QString& taskKey) const
-{
+int ResultsModel::rowOfTask(const QString& taskKey) const {
     for (std::size_t i = 0; i < rows().size(); ++i) {
         if (rows()[i].key == taskKey)
             return static_cast<int>(i);
@@ -70,18 +62,15 @@ int ResultsModel::rowOfTask(const QString& taskKey) const
     return -1;
 }
 
-int ResultsModel::rowCount(const QModelIndex& parent) const
-{
+int ResultsModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(rows().size());
 }
 
-int ResultsModel::columnCount(const QModelIndex& parent) const
-{
+int ResultsModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount + static_cast<int>(m_models.size());
 }
 
-QVariant ResultsModel::data(const QModelIndex& index, int role) const
-{
+QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const Row& row = rows()[static_cast<std::size_t>(index.row())];
@@ -98,17 +87,21 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
     }
     switch (role) {
     case Qt::DisplayRole:
-        return index.column() == LevelColumn ? QVariant(tr("L%1").arg(row.level)) : QVariant(row.key);
+        return index.column() == LevelColumn ? QVariant(tr("L%1").arg(row.level))
+                                             : QVariant(row.key);
     case Qt::DecorationRole:
-        if (index.column() == TaskColumn && !flags.isEmpty() && qobject_cast<QApplication*>(QCoreApplication::instance()))
+        if (index.column() == TaskColumn && !flags.isEmpty() &&
+            qobject_cast<QApplication*>(QCoreApplication::instance()))
             return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
         return {};
     case SortRole:
         return index.column() == LevelColumn ? QVariant(row.level) : QVariant(row.key);
     case Qt::ToolTipRole: {
-        QString tip = row.name.isEmpty() ? row.key : QString(row.key + QStringLiteral(": ") + row.name);
+        QString tip =
+            row.name.isEmpty() ? row.key : QString(row.key + QStringLiteral(": ") + row.name);
         if (!flags.isEmpty())
-            tip += QLatin1Char('\n') + tr("Flagged reference: %1").arg(flags.join(QStringLiteral("; ")));
+            tip += QLatin1Char('\n') +
+                   tr("Flagged reference: %1").arg(flags.join(QStringLiteral("; ")));
         return tip;
     }
     case CellKindRole:
@@ -119,8 +112,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QString ResultsModel::cellText(const Cell& cell) const
-{
+QString ResultsModel::cellText(const Cell& cell) const {
     if (!cell.best)
         return QStringLiteral("–");
     const db::AttemptRow& a = *cell.best;
@@ -128,13 +120,14 @@ QString ResultsModel::cellText(const Cell& cell) const
     switch (cellKindOf(a)) {
     case CellKind::Faster:
     case CellKind::Slower:
-        text = formatSpeedupInterval(a.speedupEager, a.uncertainty.eagerLow, a.uncertainty.eagerHigh);
+        text =
+            formatSpeedupInterval(a.speedupEager, a.uncertainty.eagerLow, a.uncertainty.eagerHigh);
         break;
     case CellKind::Suspicious:
-        text = QStringLiteral("⚠ ")
-               + (a.speedupEager ? formatSpeedupInterval(a.speedupEager, a.uncertainty.eagerLow,
-                                                         a.uncertainty.eagerHigh)
-                                 : tr("correct"));
+        text = QStringLiteral("⚠ ") +
+               (a.speedupEager ? formatSpeedupInterval(a.speedupEager, a.uncertainty.eagerLow,
+                                                       a.uncertainty.eagerHigh)
+                               : tr("correct"));
         break;
     case CellKind::CorrectUntimed:
         text = tr("correct");
@@ -156,8 +149,7 @@ QString ResultsModel::cellText(const Cell& cell) const
     return text;
 }
 
-QString ResultsModel::cellToolTip(const Row& row, const Cell& cell, int modelIndex) const
-{
+QString ResultsModel::cellToolTip(const Row& row, const Cell& cell, int modelIndex) const {
     QStringList lines;
     lines << tr("%1 on %2 (level %3)").arg(m_models.at(modelIndex), row.key).arg(row.level);
     if (!cell.best) {
@@ -165,12 +157,17 @@ QString ResultsModel::cellToolTip(const Row& row, const Cell& cell, int modelInd
         return lines.join(QLatin1Char('\n'));
     }
     for (const auto* a : cell.samples) {
-        QString line = tr("attempt %1, sample %2: %3").arg(a->id).arg(a->sampleIndex).arg(verdictLabel(a->verdict));
+        QString line = tr("attempt %1, sample %2: %3")
+                           .arg(a->id)
+                           .arg(a->sampleIndex)
+                           .arg(verdictLabel(a->verdict));
         const auto& u = a->uncertainty;
         if (a->speedupEager)
-            line += tr(", %1 vs eager").arg(formatSpeedupInterval(a->speedupEager, u.eagerLow, u.eagerHigh));
+            line += tr(", %1 vs eager")
+                        .arg(formatSpeedupInterval(a->speedupEager, u.eagerLow, u.eagerHigh));
         if (a->speedupCompile)
-            line += tr(", %1 vs compile").arg(formatSpeedupInterval(a->speedupCompile, u.compileLow, u.compileHigh));
+            line += tr(", %1 vs compile")
+                        .arg(formatSpeedupInterval(a->speedupCompile, u.compileLow, u.compileHigh));
         if (u.noisy())
             line += tr(" — noisy timing (did not reach its precision target)");
         if (!u.regime.empty())
@@ -186,8 +183,7 @@ QString ResultsModel::cellToolTip(const Row& row, const Cell& cell, int modelInd
     return lines.join(QLatin1Char('\n'));
 }
 
-QVariant ResultsModel::cellData(const Row& row, const Cell& cell, int modelIndex, int role) const
-{
+QVariant ResultsModel::cellData(const Row& row, const Cell& cell, int modelIndex, int role) const {
     const db::AttemptRow* best = cell.best;
     const CellKind kind = best ? cellKindOf(*best) : CellKind::Empty;
     switch (role) {
@@ -220,8 +216,7 @@ QVariant ResultsModel::cellData(const Row& row, const Cell& cell, int modelIndex
     return {};
 }
 
-QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= columnCount())
         return {};
     if (section >= ColumnCount) {

@@ -9,7 +9,6 @@
 
 #include <QAbstractTableModel>
 #include <QStringList>
-
 #include <memory>
 #include <vector>
 
@@ -22,13 +21,13 @@ public:
     enum Column { LevelColumn, TaskColumn, ColumnCount };
     enum Role {
         SortRole = Qt::UserRole,
-        AttemptIdRole,  // qint64 id of the cell's best sample; 0 for an empty cell
-        CellKindRole,   // int(CellKind)
-        SpeedupRole,    // double speedup vs eager of the best sample; invalid when none
-        VerdictRole,    // stored verdict of the best sample
-        LevelRole,      // task level (any column)
-        ModelNameRole,  // model of a cell or of a column header
-        SearchTextRole, // task key and name (any column)
+        AttemptIdRole,   // qint64 id of the cell's best sample; 0 for an empty cell
+        CellKindRole,    // int(CellKind)
+        SpeedupRole,     // double speedup vs eager of the best sample; invalid when none
+        VerdictRole,     // stored verdict of the best sample
+        LevelRole,       // task level (any column)
+        ModelNameRole,   // model of a cell or of a column header
+        SearchTextRole,  // task key and name (any column)
         SampleCountRole, // samples in the cell
         FlaggedRole      // bool: the task's reference failed a validation check (any column)
     };
@@ -40,7 +39,7 @@ public:
     const QStringList& models() const { return m_models; }
     QList<int> levels() const;
     int columnOfModel(const QString& model) const; // -1 when absent
-    int rowOfTask(const QString& taskKey) const;    // -1 when absent
+    int rowOfTask(const QString& taskKey) const;   // -1 when absent
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

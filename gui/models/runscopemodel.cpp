@@ -5,34 +5,28 @@
 namespace kb::gui {
 
 RunScopeModel::RunScopeModel(QObject* parent)
-    : QAbstractListModel(parent)
-{
-}
+    : QAbstractListModel(parent) {}
 
-void RunScopeModel::setSnapshot(SnapshotPtr snapshot)
-{
+void RunScopeModel::setSnapshot(SnapshotPtr snapshot) {
     beginResetModel();
     m_snapshot = std::move(snapshot);
     endResetModel();
 }
 
-int RunScopeModel::rowCount(const QModelIndex& parent) const
-{
+int RunScopeModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid() || !m_snapshot || m_snapshot->runs.empty())
         return 0;
     return static_cast<int>(m_snapshot->runs.size()) + 1;
 }
 
-db::Id RunScopeModel::runIdAt(int row) const
-{
+db::Id RunScopeModel::runIdAt(int row) const {
     if (row <= 0 || row >= rowCount())
         return 0;
     // newest first
     return m_snapshot->runs[m_snapshot->runs.size() - static_cast<std::size_t>(row)].run.id;
 }
 
-int RunScopeModel::rowOfRun(db::Id runId) const
-{
+int RunScopeModel::rowOfRun(db::Id runId) const {
     if (runId == 0)
         return rowCount() > 0 ? 0 : -1;
     for (int row = 1; row < rowCount(); ++row) {
@@ -42,8 +36,7 @@ int RunScopeModel::rowOfRun(db::Id runId) const
     return -1;
 }
 
-QVariant RunScopeModel::data(const QModelIndex& index, int role) const
-{
+QVariant RunScopeModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const db::Id runId = runIdAt(index.row());

@@ -5,19 +5,15 @@
 namespace kb::gui {
 
 RunsModel::RunsModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-void RunsModel::setSnapshot(SnapshotPtr snapshot)
-{
+void RunsModel::setSnapshot(SnapshotPtr snapshot) {
     beginResetModel();
     m_snapshot = std::move(snapshot);
     endResetModel();
 }
 
-int RunsModel::rowOfRun(db::Id runId) const
-{
+int RunsModel::rowOfRun(db::Id runId) const {
     if (!m_snapshot)
         return -1;
     for (std::size_t i = 0; i < m_snapshot->runs.size(); ++i) {
@@ -27,18 +23,15 @@ int RunsModel::rowOfRun(db::Id runId) const
     return -1;
 }
 
-int RunsModel::rowCount(const QModelIndex& parent) const
-{
+int RunsModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !m_snapshot ? 0 : static_cast<int>(m_snapshot->runs.size());
 }
 
-int RunsModel::columnCount(const QModelIndex& parent) const
-{
+int RunsModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant RunsModel::data(const QModelIndex& index, int role) const
-{
+QVariant RunsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const RunSummary& s = m_snapshot->runs[static_cast<std::size_t>(index.row())];
@@ -107,34 +100,51 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
     if (role == Qt::DisplayRole) {
         switch (section) {
-        case IdColumn: return tr("Run");
-        case NameColumn: return tr("Name");
-        case SuiteColumn: return tr("Suite");
-        case ModeColumn: return tr("Mode");
-        case StatusColumn: return tr("Status");
-        case ProgressColumn: return tr("Finished");
-        case CorrectColumn: return tr("Correct");
-        case SuspiciousColumn: return tr("Suspicious");
-        case RejectedColumn: return tr("Rejected");
-        case StartedColumn: return tr("Started");
-        case FinishedColumn: return tr("Ended");
-        case SettingsColumn: return tr("Settings");
-        default: break;
+        case IdColumn:
+            return tr("Run");
+        case NameColumn:
+            return tr("Name");
+        case SuiteColumn:
+            return tr("Suite");
+        case ModeColumn:
+            return tr("Mode");
+        case StatusColumn:
+            return tr("Status");
+        case ProgressColumn:
+            return tr("Finished");
+        case CorrectColumn:
+            return tr("Correct");
+        case SuspiciousColumn:
+            return tr("Suspicious");
+        case RejectedColumn:
+            return tr("Rejected");
+        case StartedColumn:
+            return tr("Started");
+        case FinishedColumn:
+            return tr("Ended");
+        case SettingsColumn:
+            return tr("Settings");
+        default:
+            break;
         }
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
-        case ProgressColumn: return tr("Finished attempts / all attempts of the run");
-        case CorrectColumn: return tr("Attempts whose output matched the reference");
-        case SuspiciousColumn: return tr("Attempts flagged suspicious that nobody reviewed yet");
-        case RejectedColumn: return tr("Attempts rejected by a check or by a reviewer");
-        default: break;
+        case ProgressColumn:
+            return tr("Finished attempts / all attempts of the run");
+        case CorrectColumn:
+            return tr("Attempts whose output matched the reference");
+        case SuspiciousColumn:
+            return tr("Attempts flagged suspicious that nobody reviewed yet");
+        case RejectedColumn:
+            return tr("Attempts rejected by a check or by a reviewer");
+        default:
+            break;
         }
     }
     return {};

@@ -6,25 +6,20 @@
 namespace kb::gui {
 
 SuiteTasksModel::SuiteTasksModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-void SuiteTasksModel::setCatalog(CatalogPtr catalog, db::Id suiteId)
-{
+void SuiteTasksModel::setCatalog(CatalogPtr catalog, db::Id suiteId) {
     beginResetModel();
     m_catalog = std::move(catalog);
     m_rows = m_catalog ? m_catalog->tasksOf(suiteId) : std::vector<const TaskInfo*>{};
     endResetModel();
 }
 
-const TaskInfo* SuiteTasksModel::taskAt(int row) const
-{
+const TaskInfo* SuiteTasksModel::taskAt(int row) const {
     return row >= 0 && row < rowCount() ? m_rows.at(static_cast<std::size_t>(row)) : nullptr;
 }
 
-int SuiteTasksModel::rowOfTask(db::Id taskId) const
-{
+int SuiteTasksModel::rowOfTask(db::Id taskId) const {
     for (int row = 0; row < rowCount(); ++row) {
         if (m_rows.at(static_cast<std::size_t>(row))->task.id == taskId)
             return row;
@@ -32,18 +27,15 @@ int SuiteTasksModel::rowOfTask(db::Id taskId) const
     return -1;
 }
 
-int SuiteTasksModel::rowCount(const QModelIndex& parent) const
-{
+int SuiteTasksModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int SuiteTasksModel::columnCount(const QModelIndex& parent) const
-{
+int SuiteTasksModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant SuiteTasksModel::data(const QModelIndex& index, int role) const
-{
+QVariant SuiteTasksModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const TaskInfo& t = *m_rows.at(static_cast<std::size_t>(index.row()));
@@ -65,19 +57,22 @@ QVariant SuiteTasksModel::data(const QModelIndex& index, int role) const
         case OpsColumn:
             return t.ops.join(QStringLiteral(", "));
         case FlagsColumn:
-            return role == SortRole ? QVariant(int(t.flagTexts().size())) : QVariant(t.flagTexts().join(QStringLiteral("; ")));
+            return role == SortRole ? QVariant(int(t.flagTexts().size()))
+                                    : QVariant(t.flagTexts().join(QStringLiteral("; ")));
         case BaselinesColumn:
             return baselines;
         default:
             return {};
         }
     case Qt::DecorationRole:
-        if (index.column() == FlagsColumn && t.flagged() && qobject_cast<QApplication*>(QCoreApplication::instance()))
+        if (index.column() == FlagsColumn && t.flagged() &&
+            qobject_cast<QApplication*>(QCoreApplication::instance()))
             return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
         return {};
     case Qt::ToolTipRole:
         if (index.column() == FlagsColumn && t.flagged())
-            return tr("The reference failed a validation check; results on this task may not mean what they seem:\n%1")
+            return tr("The reference failed a validation check; results on this task may not mean "
+                      "what they seem:\n%1")
                 .arg(t.flagTexts().join(QLatin1Char('\n')));
         if (index.column() == OpsColumn)
             return t.ops.join(QStringLiteral(", "));
@@ -91,8 +86,7 @@ QVariant SuiteTasksModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant SuiteTasksModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant SuiteTasksModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -114,29 +108,23 @@ QVariant SuiteTasksModel::headerData(int section, Qt::Orientation orientation, i
 }
 
 BaselinesModel::BaselinesModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-void BaselinesModel::setBaselines(std::vector<db::BaselineRow> rows)
-{
+void BaselinesModel::setBaselines(std::vector<db::BaselineRow> rows) {
     beginResetModel();
     m_rows = std::move(rows);
     endResetModel();
 }
 
-int BaselinesModel::rowCount(const QModelIndex& parent) const
-{
+int BaselinesModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int BaselinesModel::columnCount(const QModelIndex& parent) const
-{
+int BaselinesModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant BaselinesModel::data(const QModelIndex& index, int role) const
-{
+QVariant BaselinesModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const auto& b = m_rows.at(static_cast<std::size_t>(index.row()));
@@ -165,8 +153,7 @@ QVariant BaselinesModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant BaselinesModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant BaselinesModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {

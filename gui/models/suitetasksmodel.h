@@ -11,7 +11,15 @@ namespace kb::gui {
 class SuiteTasksModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { KeyColumn, NameColumn, LevelColumn, OpsColumn, FlagsColumn, BaselinesColumn, ColumnCount };
+    enum Column {
+        KeyColumn,
+        NameColumn,
+        LevelColumn,
+        OpsColumn,
+        FlagsColumn,
+        BaselinesColumn,
+        ColumnCount
+    };
     enum Role { SortRole = Qt::UserRole, TaskIdRole, FlaggedRole };
 
     explicit SuiteTasksModel(QObject* parent = nullptr);
@@ -22,7 +30,8 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 private:
     CatalogPtr m_catalog;
@@ -33,7 +42,15 @@ private:
 class BaselinesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { DeviceColumn, TorchColumn, SettingsColumn, EagerColumn, CompileColumn, MeasuredColumn, ColumnCount };
+    enum Column {
+        DeviceColumn,
+        TorchColumn,
+        SettingsColumn,
+        EagerColumn,
+        CompileColumn,
+        MeasuredColumn,
+        ColumnCount
+    };
 
     explicit BaselinesModel(QObject* parent = nullptr);
     void setBaselines(std::vector<db::BaselineRow> rows);
@@ -41,7 +58,8 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 private:
     std::vector<db::BaselineRow> m_rows;

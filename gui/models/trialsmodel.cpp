@@ -9,37 +9,30 @@ namespace kb::gui {
 
 namespace {
 
-QString formatError(const std::optional<double>& value)
-{
+QString formatError(const std::optional<double>& value) {
     return value ? QString::number(*value, 'g', 3) : QString();
 }
 
 } // namespace
 
 TrialsModel::TrialsModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+    : QAbstractTableModel(parent) {}
 
-void TrialsModel::setSnapshot(AttemptDetailPtr detail)
-{
+void TrialsModel::setSnapshot(AttemptDetailPtr detail) {
     beginResetModel();
     m_detail = std::move(detail);
     endResetModel();
 }
 
-int TrialsModel::rowCount(const QModelIndex& parent) const
-{
+int TrialsModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !m_detail ? 0 : static_cast<int>(m_detail->trials.size());
 }
 
-int TrialsModel::columnCount(const QModelIndex& parent) const
-{
+int TrialsModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant TrialsModel::data(const QModelIndex& index, int role) const
-{
+QVariant TrialsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const db::TrialRow& t = m_detail->trials[static_cast<std::size_t>(index.row())];
@@ -56,12 +49,15 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const
         case ResultColumn:
             return sort ? QVariant(t.passed) : QVariant(t.passed ? tr("passed") : tr("failed"));
         case MaxAbsErrorColumn:
-            return sort ? QVariant(t.maxAbsError.value_or(-1)) : QVariant(formatError(t.maxAbsError));
+            return sort ? QVariant(t.maxAbsError.value_or(-1))
+                        : QVariant(formatError(t.maxAbsError));
         case MaxRelErrorColumn:
-            return sort ? QVariant(t.maxRelError.value_or(-1)) : QVariant(formatError(t.maxRelError));
+            return sort ? QVariant(t.maxRelError.value_or(-1))
+                        : QVariant(formatError(t.maxRelError));
         case MismatchColumn:
             return sort ? QVariant(t.mismatchFraction.value_or(-1))
-                        : QVariant(t.mismatchFraction ? formatPercent(t.mismatchFraction) : QString());
+                        : QVariant(t.mismatchFraction ? formatPercent(t.mismatchFraction)
+                                                      : QString());
         case MessageColumn:
             return qs(t.message);
         default:
@@ -73,18 +69,24 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QVariant TrialsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant TrialsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case TrialColumn: return tr("Trial");
-    case ResultColumn: return tr("Result");
-    case MaxAbsErrorColumn: return tr("Max abs error");
-    case MaxRelErrorColumn: return tr("Max rel error");
-    case MismatchColumn: return tr("Mismatched");
-    case MessageColumn: return tr("Message");
-    default: break;
+    case TrialColumn:
+        return tr("Trial");
+    case ResultColumn:
+        return tr("Result");
+    case MaxAbsErrorColumn:
+        return tr("Max abs error");
+    case MaxRelErrorColumn:
+        return tr("Max rel error");
+    case MismatchColumn:
+        return tr("Mismatched");
+    case MessageColumn:
+        return tr("Message");
+    default:
+        break;
     }
     return {};
 }

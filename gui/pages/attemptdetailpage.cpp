@@ -1,12 +1,11 @@
 #include "attemptdetailpage.h"
 
-#include "data/transcripthtml.h"
-#include "pages/codecompareview.h"
-
 #include "data/format.h"
+#include "data/transcripthtml.h"
 #include "models/findingsmodel.h"
 #include "models/timingsummarymodel.h"
 #include "models/trialsmodel.h"
+#include "pages/codecompareview.h"
 #include "plots/timingplot.h"
 
 #include <QFontDatabase>
@@ -15,11 +14,11 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListView>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
-#include <QListView>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
@@ -30,21 +29,18 @@ namespace kb::gui {
 
 namespace {
 
-QString esc(const std::string& text)
-{
+QString esc(const std::string& text) {
     return qs(text).toHtmlEscaped();
 }
 
-QString prettyJson(const std::string& json)
-{
+QString prettyJson(const std::string& json) {
     const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(json));
     if (doc.isNull())
         return qs(json);
     return QString::fromUtf8(doc.toJson(QJsonDocument::Indented));
 }
 
-QTableView* makeTable(QAbstractItemModel* model, QWidget* parent)
-{
+QTableView* makeTable(QAbstractItemModel* model, QWidget* parent) {
     auto* view = new QTableView(parent);
     view->setModel(model);
     view->verticalHeader()->hide();
@@ -54,8 +50,7 @@ QTableView* makeTable(QAbstractItemModel* model, QWidget* parent)
     return view;
 }
 
-QPlainTextEdit* makeCodeView(QWidget* parent)
-{
+QPlainTextEdit* makeCodeView(QWidget* parent) {
     auto* edit = new QPlainTextEdit(parent);
     edit->setReadOnly(true);
     edit->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -92,8 +87,7 @@ AttemptDetailPage::AttemptDetailPage(QWidget* parent)
     , m_timingView(makeTable(m_timing, m_timingSplitter))
     , m_findings(new FindingsModel(this))
     , m_findingsView(makeTable(m_findings, this))
-    , m_environment(new QTextBrowser(this))
-{
+    , m_environment(new QTextBrowser(this)) {
     m_header->setWordWrap(true);
     m_header->setTextFormat(Qt::RichText);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -139,8 +133,10 @@ AttemptDetailPage::AttemptDetailPage(QWidget* parent)
     m_timingSplitter->setStretchFactor(1, 1);
 
     m_findingsView->setWordWrap(true);
-    m_findingsView->horizontalHeader()->setSectionResizeMode(FindingsModel::MessageColumn, QHeaderView::Stretch);
-    m_findingsView->horizontalHeader()->setSectionResizeMode(FindingsModel::ExplanationColumn, QHeaderView::Stretch);
+    m_findingsView->horizontalHeader()->setSectionResizeMode(FindingsModel::MessageColumn,
+                                                             QHeaderView::Stretch);
+    m_findingsView->horizontalHeader()->setSectionResizeMode(FindingsModel::ExplanationColumn,
+                                                             QHeaderView::Stretch);
     m_findingsView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
     m_tabs->addTab(m_transcript, tr("Transcript"));
@@ -163,42 +159,39 @@ AttemptDetailPage::AttemptDetailPage(QWidget* parent)
     connect(m_loader, &AttemptDetailLoader::loaded, this, &AttemptDetailPage::present);
     connect(m_loader, &AttemptDetailLoader::failed, this, &AttemptDetailPage::presentFailure);
     connect(m_extrasLoader, &AttemptExtrasLoader::loaded, this, &AttemptDetailPage::presentExtras);
-    connect(m_buildErrorView, &QListView::clicked, this, [this](const QModelIndex& index) { openBuildError(index.row()); });
-    connect(m_buildErrorView, &QListView::activated, this, [this](const QModelIndex& index) { openBuildError(index.row()); });
+    connect(m_buildErrorView, &QListView::clicked, this,
+            [this](const QModelIndex& index) { openBuildError(index.row()); });
+    connect(m_buildErrorView, &QListView::activated, this,
+            [this](const QModelIndex& index) { openBuildError(index.row()); });
     clear();
 }
 
-void AttemptDetailPage::setDatabasePath(const QString& path)
-{
+void AttemptDetailPage::setDatabasePath(const QString& path) {
     if (path != m_databasePath) {
         m_databasePath = path;
         clear();
     }
 }
 
-bool AttemptDetailPage::isLoading() const
-{
+bool AttemptDetailPage::isLoading() const {
     return m_loader->isLoading();
 }
 
-void AttemptDetailPage::showAttempt(db::Id attemptId)
-{
+void AttemptDetailPage::showAttempt(db::Id attemptId) {
     m_attemptId = attemptId;
     m_header->setText(tr("Loading attempt %1…").arg(attemptId));
     m_loader->load(m_databasePath, attemptId);
     m_extrasLoader->load(m_databasePath, attemptId);
 }
 
-void AttemptDetailPage::reload()
-{
+void AttemptDetailPage::reload() {
     if (m_attemptId != 0) {
         m_loader->load(m_databasePath, m_attemptId);
         m_extrasLoader->load(m_databasePath, m_attemptId);
     }
 }
 
-void AttemptDetailPage::clear()
-{
+void AttemptDetailPage::clear() {
     m_attemptId = 0;
     m_detail.reset();
     m_header->setText(tr("No attempt selected. Double-click a cell of the results grid to see "
@@ -221,33 +214,39 @@ void AttemptDetailPage::clear()
     updateReviewBar();
 }
 
-void AttemptDetailPage::presentFailure(const QString& message)
-{
+void AttemptDetailPage::presentFailure(const QString& message) {
     m_detail.reset();
-    m_header->setText(QStringLiteral("<span style=\"color:#c62828\">%1</span>").arg(message.toHtmlEscaped()));
+    m_header->setText(
+        QStringLiteral("<span style=\"color:#c62828\">%1</span>").arg(message.toHtmlEscaped()));
     updateReviewBar();
 }
 
-void AttemptDetailPage::present(const AttemptDetailPtr& detail)
-{
+void AttemptDetailPage::present(const AttemptDetailPtr& detail) {
     m_detail = detail;
     const db::AttemptRow& a = detail->attempt;
     m_attemptId = a.id;
 
     QStringList facts;
-    facts << tr("attempt %1 · run %2 · sample %3 · %4").arg(a.id).arg(a.runId).arg(a.sampleIndex).arg(qs(a.mode));
+    facts << tr("attempt %1 · run %2 · sample %3 · %4")
+                 .arg(a.id)
+                 .arg(a.runId)
+                 .arg(a.sampleIndex)
+                 .arg(qs(a.mode));
     facts << tr("verdict <b>%1</b>").arg(verdictLabel(a.verdict).toHtmlEscaped());
     const auto& u = a.uncertainty;
     if (a.speedupEager)
-        facts << tr("%1 vs eager").arg(formatSpeedupInterval(a.speedupEager, u.eagerLow, u.eagerHigh));
+        facts << tr("%1 vs eager")
+                     .arg(formatSpeedupInterval(a.speedupEager, u.eagerLow, u.eagerHigh));
     if (a.speedupCompile)
-        facts << tr("%1 vs compile").arg(formatSpeedupInterval(a.speedupCompile, u.compileLow, u.compileHigh));
+        facts << tr("%1 vs compile")
+                     .arg(formatSpeedupInterval(a.speedupCompile, u.compileLow, u.compileHigh));
     if (u.noisy())
         facts << tr("<b>noisy timing</b> (interval wider than the precision target)");
     if (!u.regime.empty())
         facts << esc(regimeLabel(u.regime).toStdString());
     if (a.suspicious)
-        facts << (a.review == "none" ? tr("<b>⚠ suspicious, not reviewed</b>") : tr("suspicious, %1 by a reviewer").arg(esc(a.review)));
+        facts << (a.review == "none" ? tr("<b>⚠ suspicious, not reviewed</b>")
+                                     : tr("suspicious, %1 by a reviewer").arg(esc(a.review)));
     QString header = tr("<b style=\"font-size:large\">%1 · %2</b> (level %3, %4)<br>%5")
                          .arg(esc(a.modelName), esc(a.taskKey))
                          .arg(a.level)
@@ -275,7 +274,9 @@ void AttemptDetailPage::present(const AttemptDetailPtr& detail)
     if (detail->evaluation) {
         const auto& e = *detail->evaluation;
         QStringList parts;
-        parts << tr("Correctness %1 (%2 trials)").arg(e.correctnessPassed ? tr("passed") : tr("failed")).arg(e.trials);
+        parts << tr("Correctness %1 (%2 trials)")
+                     .arg(e.correctnessPassed ? tr("passed") : tr("failed"))
+                     .arg(e.trials);
         if (e.maxAbsError)
             parts << tr("max abs error %1").arg(*e.maxAbsError, 0, 'g', 3);
         if (e.maxRelError)
@@ -300,17 +301,21 @@ void AttemptDetailPage::present(const AttemptDetailPtr& detail)
     QString env;
     if (detail->environment) {
         const auto& e = *detail->environment;
-        env += tr("<table><tr><td><b>Device</b></td><td>%1 (%2)</td></tr>"
-                  "<tr><td><b>PyTorch</b></td><td>%3</td></tr><tr><td><b>Python</b></td><td>%4</td></tr>"
-                  "<tr><td><b>CUDA</b></td><td>%5</td></tr><tr><td><b>Driver</b></td><td>%6</td></tr>"
-                  "<tr><td><b>Fingerprint</b></td><td>%7</td></tr></table>")
-                   .arg(esc(e.deviceName), esc(e.device), esc(e.torch), esc(e.python), esc(e.cuda), esc(e.driver), esc(e.fingerprint));
+        env +=
+            tr("<table><tr><td><b>Device</b></td><td>%1 (%2)</td></tr>"
+               "<tr><td><b>PyTorch</b></td><td>%3</td></tr><tr><td><b>Python</b></td><td>%4</td></"
+               "tr>"
+               "<tr><td><b>CUDA</b></td><td>%5</td></tr><tr><td><b>Driver</b></td><td>%6</td></tr>"
+               "<tr><td><b>Fingerprint</b></td><td>%7</td></tr></table>")
+                .arg(esc(e.deviceName), esc(e.device), esc(e.torch), esc(e.python), esc(e.cuda),
+                     esc(e.driver), esc(e.fingerprint));
         env += tr("<h4>Details</h4><pre>%1</pre>").arg(prettyJson(e.detailsJson).toHtmlEscaped());
     } else {
         env += tr("<p>No environment was recorded for this attempt.</p>");
     }
     if (detail->evaluation)
-        env += tr("<h4>Evaluation settings</h4><pre>%1</pre>").arg(prettyJson(detail->evaluation->settingsJson).toHtmlEscaped());
+        env += tr("<h4>Evaluation settings</h4><pre>%1</pre>")
+                   .arg(prettyJson(detail->evaluation->settingsJson).toHtmlEscaped());
     m_environmentHtml = env;
     renderEnvironment();
 
@@ -318,9 +323,9 @@ void AttemptDetailPage::present(const AttemptDetailPtr& detail)
     Q_EMIT detailShown(a.id);
 }
 
-void AttemptDetailPage::updateReviewBar()
-{
-    const bool reviewable = m_detail && (m_detail->attempt.suspicious || m_detail->attempt.review != "none");
+void AttemptDetailPage::updateReviewBar() {
+    const bool reviewable =
+        m_detail && (m_detail->attempt.suspicious || m_detail->attempt.review != "none");
     m_reviewBar->setVisible(reviewable);
     if (!m_detail)
         return;
@@ -329,21 +334,26 @@ void AttemptDetailPage::updateReviewBar()
     m_reject->setEnabled(reviewable && a.review != "rejected");
     m_clearReview->setEnabled(reviewable && a.review != "none");
     if (a.review == "none") {
-        m_reviewState->setText(tr("Flagged suspicious: it does not count until a person accepts it."));
+        m_reviewState->setText(
+            tr("Flagged suspicious: it does not count until a person accepts it."));
     } else {
-        m_reviewState->setText(tr("Reviewed: %1%2").arg(qs(a.review),
-                                                        a.reviewNote.empty() ? QString() : QString(QStringLiteral(" — ") + qs(a.reviewNote))));
+        m_reviewState->setText(
+            tr("Reviewed: %1%2")
+                .arg(qs(a.review), a.reviewNote.empty()
+                                       ? QString()
+                                       : QString(QStringLiteral(" — ") + qs(a.reviewNote))));
     }
     m_note->setText(qs(a.reviewNote));
 }
 
-bool AttemptDetailPage::review(Review decision)
-{
+bool AttemptDetailPage::review(Review decision) {
     if (!m_detail)
         return false;
-    const QString error = writeReview(m_databasePath, m_detail->attempt.id, decision, m_note->text());
+    const QString error =
+        writeReview(m_databasePath, m_detail->attempt.id, decision, m_note->text());
     if (!error.isEmpty()) {
-        m_reviewState->setText(QStringLiteral("<span style=\"color:#c62828\">%1</span>").arg(error.toHtmlEscaped()));
+        m_reviewState->setText(
+            QStringLiteral("<span style=\"color:#c62828\">%1</span>").arg(error.toHtmlEscaped()));
         return false;
     }
     m_reviewState->setText(tr("Saved: %1").arg(reviewName(decision)));
@@ -353,11 +363,11 @@ bool AttemptDetailPage::review(Review decision)
     return true;
 }
 
-void AttemptDetailPage::presentCode()
-{
+void AttemptDetailPage::presentCode() {
     // The detail and the extras load in parallel; whichever comes second completes the view.
     const bool extrasCurrent = m_extras && m_detail && m_extras->attemptId == m_detail->attempt.id;
-    const QString candidate = m_detail && m_detail->candidate ? qs(m_detail->candidate->code) : QString();
+    const QString candidate =
+        m_detail && m_detail->candidate ? qs(m_detail->candidate->code) : QString();
     std::vector<db::CandidateRow> earlier;
     if (extrasCurrent) {
         for (const auto& c : m_extras->candidates) {
@@ -368,8 +378,7 @@ void AttemptDetailPage::presentCode()
     m_code->setSources(candidate, extrasCurrent ? m_extras->referenceSource : QString(), earlier);
 }
 
-void AttemptDetailPage::presentExtras(const AttemptExtrasPtr& extras)
-{
+void AttemptDetailPage::presentExtras(const AttemptExtrasPtr& extras) {
     if (!extras || extras->attemptId != m_attemptId)
         return;
     m_extras = extras;
@@ -390,23 +399,28 @@ void AttemptDetailPage::presentExtras(const AttemptExtrasPtr& extras)
     Q_EMIT extrasShown(extras->attemptId);
 }
 
-void AttemptDetailPage::renderEnvironment()
-{
+void AttemptDetailPage::renderEnvironment() {
     QString html = m_environmentHtml;
     const bool extrasCurrent = m_extras && m_detail && m_extras->attemptId == m_detail->attempt.id;
     if (extrasCurrent) {
         if (!m_extras->gpuSamples.empty()) {
-            QString gpu = tr("<h4>GPU state around the evaluation</h4><table cellspacing=\"6\"><tr><th>GPU</th><th>phase</th>"
-                             "<th>SM clock</th><th>mem clock</th><th>temp</th><th>power</th><th>util</th><th>throttle</th></tr>");
+            QString gpu =
+                tr("<h4>GPU state around the evaluation</h4><table "
+                   "cellspacing=\"6\"><tr><th>GPU</th><th>phase</th>"
+                   "<th>SM clock</th><th>mem "
+                   "clock</th><th>temp</th><th>power</th><th>util</th><th>throttle</th></tr>");
             const auto num = [](const std::optional<double>& v, const char* unit) {
-                return v ? QStringLiteral("%1 %2").arg(*v, 0, 'f', 0).arg(QString::fromLatin1(unit)) : QStringLiteral("–");
+                return v ? QStringLiteral("%1 %2").arg(*v, 0, 'f', 0).arg(QString::fromLatin1(unit))
+                         : QStringLiteral("–");
             };
             for (const auto& g : m_extras->gpuSamples) {
-                gpu += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7</td><td>%8</td></tr>")
-                           .arg(g.gpuIndex)
-                           .arg(esc(g.phase), num(g.smClockMhz, "MHz"), num(g.memClockMhz, "MHz"), num(g.temperatureC, "°C"),
-                                num(g.powerW, "W"), num(g.utilization, "%"),
-                                g.throttleReasons.empty() ? tr("none") : esc(g.throttleReasons));
+                gpu +=
+                    QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</"
+                                   "td><td>%6</td><td>%7</td><td>%8</td></tr>")
+                        .arg(g.gpuIndex)
+                        .arg(esc(g.phase), num(g.smClockMhz, "MHz"), num(g.memClockMhz, "MHz"),
+                             num(g.temperatureC, "°C"), num(g.powerW, "W"), num(g.utilization, "%"),
+                             g.throttleReasons.empty() ? tr("none") : esc(g.throttleReasons));
             }
             html += gpu + QStringLiteral("</table>");
         } else if (m_detail && m_detail->environment && m_detail->environment->device == "cuda") {
@@ -416,53 +430,45 @@ void AttemptDetailPage::renderEnvironment()
     m_environment->setHtml(html);
 }
 
-void AttemptDetailPage::openBuildError(int row)
-{
+void AttemptDetailPage::openBuildError(int row) {
     if (!m_extras || row < 0 || row >= static_cast<int>(m_extras->buildErrors.size()))
         return;
     m_tabs->setCurrentIndex(CodeTab);
     m_code->goToLine(m_extras->buildErrors.at(static_cast<std::size_t>(row)).line);
 }
 
-QString AttemptDetailPage::headerText() const
-{
+QString AttemptDetailPage::headerText() const {
     return m_header->text();
 }
 
-QString AttemptDetailPage::reviewStatusText() const
-{
+QString AttemptDetailPage::reviewStatusText() const {
     return m_reviewState->text();
 }
 
-QString AttemptDetailPage::transcriptText() const
-{
+QString AttemptDetailPage::transcriptText() const {
     return m_transcript->toPlainText();
 }
 
-QString AttemptDetailPage::codeText() const
-{
+QString AttemptDetailPage::codeText() const {
     return m_code->text();
 }
 
-QString AttemptDetailPage::buildLogText() const
-{
+QString AttemptDetailPage::buildLogText() const {
     return m_buildLog->toPlainText();
 }
 
-QString AttemptDetailPage::environmentText() const
-{
+QString AttemptDetailPage::environmentText() const {
     return m_environment->toPlainText();
 }
 
-void AttemptDetailPage::saveState(QSettings& settings) const
-{
+void AttemptDetailPage::saveState(QSettings& settings) const {
     settings.setValue(QStringLiteral("attempt/timingSplitter"), m_timingSplitter->saveState());
     settings.setValue(QStringLiteral("attempt/tab"), m_tabs->currentIndex());
 }
 
-void AttemptDetailPage::restoreState(const QSettings& settings)
-{
-    m_timingSplitter->restoreState(settings.value(QStringLiteral("attempt/timingSplitter")).toByteArray());
+void AttemptDetailPage::restoreState(const QSettings& settings) {
+    m_timingSplitter->restoreState(
+        settings.value(QStringLiteral("attempt/timingSplitter")).toByteArray());
     m_tabs->setCurrentIndex(settings.value(QStringLiteral("attempt/tab"), 0).toInt());
 }
 

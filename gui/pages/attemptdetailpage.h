@@ -32,7 +32,15 @@ class TrialsModel;
 class AttemptDetailPage : public QWidget {
     Q_OBJECT
 public:
-    enum Tab { TranscriptTab, CodeTab, BuildTab, CorrectnessTab, TimingTab, FindingsTab, EnvironmentTab };
+    enum Tab {
+        TranscriptTab,
+        CodeTab,
+        BuildTab,
+        CorrectnessTab,
+        TimingTab,
+        FindingsTab,
+        EnvironmentTab
+    };
 
     explicit AttemptDetailPage(QWidget* parent = nullptr);
 

@@ -16,8 +16,7 @@ CodeCompareView::CodeCompareView(QWidget* parent)
     : QWidget(parent)
     , m_compare(new QComboBox(this))
     , m_summary(new QLabel(this))
-    , m_text(new QPlainTextEdit(this))
-{
+    , m_text(new QPlainTextEdit(this)) {
     m_compare->setObjectName(QStringLiteral("codeCompare"));
     m_compare->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_text->setReadOnly(true);
@@ -36,14 +35,12 @@ CodeCompareView::CodeCompareView(QWidget* parent)
     clear();
 }
 
-void CodeCompareView::clear()
-{
+void CodeCompareView::clear() {
     setSources({}, {}, {});
 }
 
 void CodeCompareView::setSources(const QString& candidate, const QString& reference,
-                                 const std::vector<db::CandidateRow>& turns)
-{
+                                 const std::vector<db::CandidateRow>& turns) {
     m_candidate = candidate;
     m_reference = reference;
     m_turns = turns;
@@ -58,24 +55,20 @@ void CodeCompareView::setSources(const QString& candidate, const QString& refere
     render();
 }
 
-int CodeCompareView::compareCount() const
-{
+int CodeCompareView::compareCount() const {
     return m_compare->count();
 }
 
-QString CodeCompareView::compareLabel(int index) const
-{
+QString CodeCompareView::compareLabel(int index) const {
     return m_compare->itemText(index);
 }
 
-void CodeCompareView::setCompareIndex(int index)
-{
+void CodeCompareView::setCompareIndex(int index) {
     m_compare->setCurrentIndex(index);
     render();
 }
 
-void CodeCompareView::render()
-{
+void CodeCompareView::render() {
     m_text->setExtraSelections({});
     const int index = m_compare->currentIndex();
     if (m_candidate.isEmpty()) {
@@ -88,7 +81,9 @@ void CodeCompareView::render()
         m_summary->setText(tr("%1 lines").arg(m_candidate.count(QLatin1Char('\n')) + 1));
         return;
     }
-    const QString base = index == 1 ? m_reference : QString::fromStdString(m_turns.at(static_cast<std::size_t>(index - 2)).code);
+    const QString base =
+        index == 1 ? m_reference
+                   : QString::fromStdString(m_turns.at(static_cast<std::size_t>(index - 2)).code);
     const auto diff = diffTexts(base, m_candidate);
     const auto stats = diffStats(diff);
     m_summary->setText(tr("+%1 / −%2 lines").arg(stats.added).arg(stats.removed));
@@ -113,8 +108,7 @@ void CodeCompareView::render()
     m_text->setExtraSelections(marks);
 }
 
-void CodeCompareView::goToLine(int line)
-{
+void CodeCompareView::goToLine(int line) {
     if (m_compare->currentIndex() != 0)
         setCompareIndex(0);
     const QTextBlock block = m_text->document()->findBlockByNumber(std::max(0, line - 1));
@@ -131,18 +125,15 @@ void CodeCompareView::goToLine(int line)
     m_text->setExtraSelections({sel});
 }
 
-int CodeCompareView::currentLine() const
-{
+int CodeCompareView::currentLine() const {
     return m_text->textCursor().blockNumber() + 1;
 }
 
-QString CodeCompareView::text() const
-{
+QString CodeCompareView::text() const {
     return m_text->toPlainText();
 }
 
-QString CodeCompareView::summaryText() const
-{
+QString CodeCompareView::summaryText() const {
     return m_summary->text();
 }
 

@@ -3,11 +3,9 @@
 // or against the candidate of another turn; jumps to a line (for build errors).
 
 #include "data/linediff.h"
-
 #include "db/records.h"
 
 #include <QWidget>
-
 #include <vector>
 
 class QComboBox;
@@ -22,7 +20,8 @@ public:
     explicit CodeCompareView(QWidget* parent = nullptr);
 
     // candidate: the attempt's final candidate (empty when none); turns: every turn's candidate.
-    void setSources(const QString& candidate, const QString& reference, const std::vector<db::CandidateRow>& turns);
+    void setSources(const QString& candidate, const QString& reference,
+                    const std::vector<db::CandidateRow>& turns);
     void clear();
 
     // 0: the candidate; 1: diff against the reference; 2 + i: diff against turn candidate i.

@@ -18,7 +18,6 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <tuple>
 
@@ -26,8 +25,7 @@ namespace kb::gui {
 
 namespace {
 
-QString times(double v)
-{
+QString times(double v) {
     return QString::number(v, 'f', 3) + QStringLiteral("×");
 }
 
@@ -45,8 +43,7 @@ ComparePage::ComparePage(QWidget* parent)
     , m_proxy(new QSortFilterProxyModel(this))
     , m_view(new QTableView(this))
     , m_plot(new HeadToHeadPlot(this))
-    , m_splitter(new QSplitter(Qt::Horizontal, this))
-{
+    , m_splitter(new QSplitter(Qt::Horizontal, this)) {
     for (auto* box : {m_runA, m_modelA, m_runB, m_modelB})
         box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_runA->setObjectName(QStringLiteral("compareRunA"));
@@ -88,14 +85,17 @@ ComparePage::ComparePage(QWidget* parent)
     m_view->verticalHeader()->hide();
     m_view->setWordWrap(false);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->horizontalHeader()->setSectionResizeMode(PairedTasksModel::TaskColumn, QHeaderView::Stretch);
+    m_view->horizontalHeader()->setSectionResizeMode(PairedTasksModel::TaskColumn,
+                                                     QHeaderView::Stretch);
     m_view->setToolTip(tr("Shared tasks, largest difference first (sort by A / B)"));
 
     auto* plotBox = new QWidget(this);
     auto* plotLayout = new QVBoxLayout(plotBox);
     plotLayout->setContentsMargins(0, 0, 0, 0);
     auto* plotBar = new QHBoxLayout;
-    plotBar->addWidget(new QLabel(tr("<b>Head to head</b> (one point per shared task; dashed: equal)"), plotBox), 1);
+    plotBar->addWidget(
+        new QLabel(tr("<b>Head to head</b> (one point per shared task; dashed: equal)"), plotBox),
+        1);
     plotBar->addWidget(exportButton);
     plotLayout->addLayout(plotBar);
     plotLayout->addWidget(m_plot, 1);
@@ -127,8 +127,7 @@ ComparePage::ComparePage(QWidget* parent)
     recompute();
 }
 
-void ComparePage::fillRuns(QComboBox* box)
-{
+void ComparePage::fillRuns(QComboBox* box) {
     const auto wanted = box->currentData();
     box->clear();
     box->addItem(tr("all runs"), qint64(0));
@@ -140,8 +139,7 @@ void ComparePage::fillRuns(QComboBox* box)
     box->setCurrentIndex(row < 0 ? 0 : row);
 }
 
-void ComparePage::fillModels(QComboBox* runBox, QComboBox* modelBox, const QString& wanted)
-{
+void ComparePage::fillModels(QComboBox* runBox, QComboBox* modelBox, const QString& wanted) {
     modelBox->clear();
     if (m_snapshot)
         modelBox->addItems(modelsOf(*m_snapshot, runBox->currentData().toLongLong()));
@@ -149,8 +147,7 @@ void ComparePage::fillModels(QComboBox* runBox, QComboBox* modelBox, const QStri
     modelBox->setCurrentIndex(row >= 0 ? row : (modelBox->count() > 0 ? 0 : -1));
 }
 
-void ComparePage::setSnapshot(SnapshotPtr snapshot, db::Id runId)
-{
+void ComparePage::setSnapshot(SnapshotPtr snapshot, db::Id runId) {
     const bool first = !m_snapshot;
     CompareSide a = sideA();
     CompareSide b = sideB();
@@ -170,10 +167,10 @@ void ComparePage::setSnapshot(SnapshotPtr snapshot, db::Id runId)
     setSides(a, b);
 }
 
-void ComparePage::setSides(const CompareSide& a, const CompareSide& b)
-{
+void ComparePage::setSides(const CompareSide& a, const CompareSide& b) {
     m_updating = true;
-    for (auto [runBox, modelBox, side] : {std::tuple{m_runA, m_modelA, a}, std::tuple{m_runB, m_modelB, b}}) {
+    for (auto [runBox, modelBox, side] :
+         {std::tuple{m_runA, m_modelA, a}, std::tuple{m_runB, m_modelB, b}}) {
         const int row = runBox->findData(qint64(side.runId));
         runBox->setCurrentIndex(row < 0 ? 0 : row);
         fillModels(runBox, modelBox, side.model);
@@ -182,18 +179,15 @@ void ComparePage::setSides(const CompareSide& a, const CompareSide& b)
     recompute();
 }
 
-CompareSide ComparePage::sideA() const
-{
+CompareSide ComparePage::sideA() const {
     return {m_runA->currentData().toLongLong(), m_modelA->currentText()};
 }
 
-CompareSide ComparePage::sideB() const
-{
+CompareSide ComparePage::sideB() const {
     return {m_runB->currentData().toLongLong(), m_modelB->currentText()};
 }
 
-void ComparePage::setScopeCache(ScopeCache* cache)
-{
+void ComparePage::setScopeCache(ScopeCache* cache) {
     m_scopes = cache;
     connect(cache, &ScopeCache::ready, this, [this]() {
         if (m_waiting)
@@ -201,8 +195,7 @@ void ComparePage::setScopeCache(ScopeCache* cache)
     });
 }
 
-SnapshotPtr ComparePage::snapshotFor(db::Id runId)
-{
+SnapshotPtr ComparePage::snapshotFor(db::Id runId) {
     if (m_snapshot->hasScope(runId) || !m_scopes)
         return m_snapshot;
     const std::string version = m_snapshot->scopeVersion(runId);
@@ -212,19 +205,16 @@ SnapshotPtr ComparePage::snapshotFor(db::Id runId)
     return nullptr;
 }
 
-void ComparePage::setBaseline(metrics::Baseline baseline)
-{
+void ComparePage::setBaseline(metrics::Baseline baseline) {
     m_baseline->setCurrentIndex(m_baseline->findData(int(baseline)));
     recompute();
 }
 
-QString ComparePage::summaryText() const
-{
+QString ComparePage::summaryText() const {
     return m_summary->text();
 }
 
-void ComparePage::recompute()
-{
+void ComparePage::recompute() {
     if (m_updating)
         return;
     const CompareSide a = sideA();
@@ -233,13 +223,15 @@ void ComparePage::recompute()
     m_waiting = false;
     SnapshotPtr snapshotA;
     SnapshotPtr snapshotB;
-    if (m_snapshot && m_snapshot->hasRuns() && !a.model.isEmpty() && !b.model.isEmpty() && !(a == b)) {
+    if (m_snapshot && m_snapshot->hasRuns() && !a.model.isEmpty() && !b.model.isEmpty() &&
+        !(a == b)) {
         snapshotA = snapshotFor(a.runId);
         snapshotB = snapshotFor(b.runId);
         m_waiting = !snapshotA || !snapshotB;
     }
     if (!m_snapshot || !m_snapshot->hasRuns()) {
-        m_summary->setText(tr("No runs yet — start the demo run, then compare its two models here."));
+        m_summary->setText(
+            tr("No runs yet — start the demo run, then compare its two models here."));
     } else if (a.model.isEmpty() || b.model.isEmpty()) {
         m_summary->setText(tr("Choose two models to compare."));
     } else if (a == b) {
@@ -251,23 +243,29 @@ void ComparePage::recompute()
         m_comparison = compareSides(*snapshotA, a, *snapshotB, b, baseline);
         const auto& c = *m_comparison;
         if (c.sharedTasks() == 0) {
-            m_summary->setText(tr("%1 and %2 attempted no task in common.").arg(sideLabel(a), sideLabel(b)));
+            m_summary->setText(
+                tr("%1 and %2 attempted no task in common.").arg(sideLabel(a), sideLabel(b)));
         } else {
-            QString text = tr("<b>A</b> = %1, <b>B</b> = %2 on <b>%3</b> shared tasks: A faster on <b>%4</b>, "
-                              "tie on <b>%5</b>, B faster on <b>%6</b>.")
-                               .arg(sideLabel(a).toHtmlEscaped(), sideLabel(b).toHtmlEscaped())
-                               .arg(c.sharedTasks())
-                               .arg(c.wins)
-                               .arg(c.ties)
-                               .arg(c.losses);
-            text += tr(" Geomean ratio A/B <b>%1</b>").arg(c.geomeanRatio ? times(*c.geomeanRatio) : tr("n/a"));
+            QString text =
+                tr("<b>A</b> = %1, <b>B</b> = %2 on <b>%3</b> shared tasks: A faster on <b>%4</b>, "
+                   "tie on <b>%5</b>, B faster on <b>%6</b>.")
+                    .arg(sideLabel(a).toHtmlEscaped(), sideLabel(b).toHtmlEscaped())
+                    .arg(c.sharedTasks())
+                    .arg(c.wins)
+                    .arg(c.ties)
+                    .arg(c.losses);
+            text += tr(" Geomean ratio A/B <b>%1</b>")
+                        .arg(c.geomeanRatio ? times(*c.geomeanRatio) : tr("n/a"));
             if (c.ratioCi)
                 text += tr(" (95% CI %1 – %2)").arg(times(c.ratioCi->low), times(c.ratioCi->high));
-            text += tr(", sign test p = %1: <b>%2</b>.")
-                        .arg(c.signTestP < 0.001 ? tr("< 0.001") : QString::number(c.signTestP, 'f', 3),
-                             QString::fromStdString(metrics::verdictText(c.verdict, c.minSharedTasks)));
+            text +=
+                tr(", sign test p = %1: <b>%2</b>.")
+                    .arg(c.signTestP < 0.001 ? tr("< 0.001") : QString::number(c.signTestP, 'f', 3),
+                         QString::fromStdString(metrics::verdictText(c.verdict, c.minSharedTasks)));
             if (c.onlyA > 0 || c.onlyB > 0)
-                text += tr(" Not compared (one side only): A %1, B %2 tasks.").arg(c.onlyA).arg(c.onlyB);
+                text += tr(" Not compared (one side only): A %1, B %2 tasks.")
+                            .arg(c.onlyA)
+                            .arg(c.onlyB);
             m_summary->setText(text);
         }
     }
@@ -275,11 +273,10 @@ void ComparePage::recompute()
     m_plot->setComparison(m_comparison);
 }
 
-void ComparePage::exportPlot()
-{
+void ComparePage::exportPlot() {
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"),
-                                                      dir + QStringLiteral("/head-to-head.png"), plotExportFilter());
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export plot"), dir + QStringLiteral("/head-to-head.png"), plotExportFilter());
     if (path.isEmpty())
         return;
     const QString error = gui::exportPlot(m_plot, path);
@@ -287,16 +284,15 @@ void ComparePage::exportPlot()
         QMessageBox::warning(this, tr("Export failed"), error);
 }
 
-void ComparePage::saveState(QSettings& settings) const
-{
+void ComparePage::saveState(QSettings& settings) const {
     settings.setValue(QStringLiteral("compare/splitter"), m_splitter->saveState());
     settings.setValue(QStringLiteral("compare/baseline"), m_baseline->currentIndex());
 }
 
-void ComparePage::restoreState(const QSettings& settings)
-{
+void ComparePage::restoreState(const QSettings& settings) {
     m_splitter->restoreState(settings.value(QStringLiteral("compare/splitter")).toByteArray());
-    m_baseline->setCurrentIndex(std::clamp(settings.value(QStringLiteral("compare/baseline"), 0).toInt(), 0, 1));
+    m_baseline->setCurrentIndex(
+        std::clamp(settings.value(QStringLiteral("compare/baseline"), 0).toInt(), 0, 1));
     recompute();
 }
 

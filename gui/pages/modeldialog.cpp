@@ -15,7 +15,8 @@
 
 namespace kb::gui {
 
-ModelDialog::ModelDialog(const db::ModelRow& model, const std::vector<db::ProviderRow>& providers, QWidget* parent)
+ModelDialog::ModelDialog(const db::ModelRow& model, const std::vector<db::ProviderRow>& providers,
+                         QWidget* parent)
     : QDialog(parent)
     , m_original(model)
     , m_provider(new QComboBox(this))
@@ -26,8 +27,7 @@ ModelDialog::ModelDialog(const db::ModelRow& model, const std::vector<db::Provid
     , m_priceOut(new QDoubleSpinBox(this))
     , m_maxOutput(new QSpinBox(this))
     , m_request(nullptr)
-    , m_error(new QLabel(this))
-{
+    , m_error(new QLabel(this)) {
     setWindowTitle(model.id == 0 ? tr("Add model") : tr("Edit model"));
     for (const auto& p : providers) {
         m_provider->addItem(QString::fromStdString(p.name), qint64(p.id));
@@ -50,7 +50,8 @@ ModelDialog::ModelDialog(const db::ModelRow& model, const std::vector<db::Provid
     }
     m_priceIn->setValue(model.priceInPerMTok.value_or(0));
     m_priceOut->setValue(model.priceOutPerMTok.value_or(0));
-    const QJsonObject s = QJsonDocument::fromJson(QByteArray::fromStdString(model.settingsJson)).object();
+    const QJsonObject s =
+        QJsonDocument::fromJson(QByteArray::fromStdString(model.settingsJson)).object();
     m_maxOutput->setRange(0, 1000000);
     m_maxOutput->setSpecialValueText(tr("provider default"));
     m_maxOutput->setValue(s.value(QStringLiteral("max_output_tokens")).toInt(0));
@@ -74,8 +75,7 @@ ModelDialog::ModelDialog(const db::ModelRow& model, const std::vector<db::Provid
     setMinimumWidth(420);
 }
 
-db::ModelRow ModelDialog::model() const
-{
+db::ModelRow ModelDialog::model() const {
     db::ModelRow m = m_original;
     m.providerId = m_provider->currentData().toLongLong();
     m.name = m_name->text().trimmed().toStdString();
@@ -87,7 +87,8 @@ db::ModelRow ModelDialog::model() const
         m.priceInPerMTok.reset();
         m.priceOutPerMTok.reset();
     }
-    QJsonObject s = QJsonDocument::fromJson(QByteArray::fromStdString(m_original.settingsJson)).object();
+    QJsonObject s =
+        QJsonDocument::fromJson(QByteArray::fromStdString(m_original.settingsJson)).object();
     if (m_maxOutput->value() > 0)
         s.insert(QStringLiteral("max_output_tokens"), m_maxOutput->value());
     else
@@ -98,20 +99,19 @@ db::ModelRow ModelDialog::model() const
     return m;
 }
 
-QString ModelDialog::validationError() const
-{
+QString ModelDialog::validationError() const {
     if (m_provider->count() == 0)
         return tr("Add a provider first.");
     if (m_name->text().trimmed().isEmpty())
         return tr("Give the model its provider's id.");
     QString error;
-    m_request->apply(QJsonDocument::fromJson(QByteArray::fromStdString(m_original.settingsJson)).object(),
-                     m_kinds.value(m_provider->currentData().toLongLong()), &error);
+    m_request->apply(
+        QJsonDocument::fromJson(QByteArray::fromStdString(m_original.settingsJson)).object(),
+        m_kinds.value(m_provider->currentData().toLongLong()), &error);
     return error;
 }
 
-void ModelDialog::accept()
-{
+void ModelDialog::accept() {
     const QString error = validationError();
     if (!error.isEmpty()) {
         m_error->setText(error);

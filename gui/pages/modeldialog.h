@@ -5,7 +5,6 @@
 
 #include <QDialog>
 #include <QHash>
-
 #include <vector>
 
 class QCheckBox;
@@ -22,7 +21,8 @@ class ProviderRequestSettings;
 class ModelDialog : public QDialog {
     Q_OBJECT
 public:
-    ModelDialog(const db::ModelRow& model, const std::vector<db::ProviderRow>& providers, QWidget* parent = nullptr);
+    ModelDialog(const db::ModelRow& model, const std::vector<db::ProviderRow>& providers,
+                QWidget* parent = nullptr);
     db::ModelRow model() const;
 
     QLineEdit* nameEdit() const { return m_name; }

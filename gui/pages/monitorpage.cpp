@@ -1,10 +1,8 @@
 #include "monitorpage.h"
 
-#include "models/monitormodelsmodel.h"
-
-#include "run/runengine.h"
-
 #include "db/database.h"
+#include "models/monitormodelsmodel.h"
+#include "run/runengine.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -19,15 +17,13 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
-
 #include <utility>
 
 namespace kb::gui {
 
 namespace {
 
-MonitorSnapshotPtr loadMonitor(const QString& path, db::Id runId)
-{
+MonitorSnapshotPtr loadMonitor(const QString& path, db::Id runId) {
     try {
         db::Database database(path.toStdString(), db::Database::Access::ReadOnly);
         if (auto m = readMonitorSnapshot(database.connection(), runId))
@@ -38,9 +34,9 @@ MonitorSnapshotPtr loadMonitor(const QString& path, db::Id runId)
     return nullptr;
 }
 
-QString number(const std::optional<double>& v, const char* unit, int decimals = 0)
-{
-    return v ? QStringLiteral("%1 %2").arg(*v, 0, 'f', decimals).arg(QString::fromLatin1(unit)) : QStringLiteral("–");
+QString number(const std::optional<double>& v, const char* unit, int decimals = 0) {
+    return v ? QStringLiteral("%1 %2").arg(*v, 0, 'f', decimals).arg(QString::fromLatin1(unit))
+             : QStringLiteral("–");
 }
 
 } // namespace
@@ -61,8 +57,7 @@ MonitorPage::MonitorPage(QWidget* parent)
     , m_resume(new QPushButton(tr("Resume"), this))
     , m_cancel(new QPushButton(tr("Cancel run"), this))
     , m_controlError(new QLabel(this))
-    , m_splitter(new QSplitter(Qt::Vertical, this))
-{
+    , m_splitter(new QSplitter(Qt::Vertical, this)) {
     m_pollTimer->setInterval(1000);
     connect(m_pollTimer, &QTimer::timeout, this, &MonitorPage::pollNow);
     // Log lines of an in-process engine arrive in bursts; they are drawn in batches.
@@ -91,8 +86,9 @@ MonitorPage::MonitorPage(QWidget* parent)
     top->addWidget(m_cancel);
 
     auto* bars = new QGridLayout;
-    const std::array<QString, StateCount> names = {tr("Queued"),    tr("Generating"), tr("Building"), tr("Evaluating"),
-                                                   tr("Done"),      tr("Failed"),     tr("Cancelled")};
+    const std::array<QString, StateCount> names = {
+        tr("Queued"), tr("Generating"), tr("Building"), tr("Evaluating"),
+        tr("Done"),   tr("Failed"),     tr("Cancelled")};
     const std::array<const char*, StateCount> colors = {"#9e9e9e", "#7e57c2", "#fb8c00", "#1e88e5",
                                                         "#43a047", "#e53935", "#757575"};
     for (int i = 0; i < StateCount; ++i) {
@@ -100,7 +96,8 @@ MonitorPage::MonitorPage(QWidget* parent)
         bar->setRange(0, 1);
         bar->setValue(0);
         bar->setFormat(QStringLiteral("%v / %m"));
-        bar->setStyleSheet(QStringLiteral("QProgressBar::chunk { background-color: %1; }").arg(QString::fromLatin1(colors[static_cast<std::size_t>(i)])));
+        bar->setStyleSheet(QStringLiteral("QProgressBar::chunk { background-color: %1; }")
+                               .arg(QString::fromLatin1(colors[static_cast<std::size_t>(i)])));
         m_bars[static_cast<std::size_t>(i)] = bar;
         bars->addWidget(new QLabel(names[static_cast<std::size_t>(i)], this), i % 4, (i / 4) * 2);
         bars->addWidget(bar, i % 4, (i / 4) * 2 + 1);
@@ -139,15 +136,15 @@ MonitorPage::MonitorPage(QWidget* parent)
     layout->addWidget(m_splitter, 1);
     m_controlError->hide();
 
-    connect(m_run, &QComboBox::activated, this, [this]() { setRunId(m_run->currentData().toLongLong()); });
+    connect(m_run, &QComboBox::activated, this,
+            [this]() { setRunId(m_run->currentData().toLongLong()); });
     connect(m_pause, &QPushButton::clicked, this, [this]() { controlRun(RunAction::Pause); });
     connect(m_resume, &QPushButton::clicked, this, [this]() { controlRun(RunAction::Resume); });
     connect(m_cancel, &QPushButton::clicked, this, [this]() { controlRun(RunAction::Cancel); });
     apply(nullptr);
 }
 
-void MonitorPage::setDatabasePath(const QString& path)
-{
+void MonitorPage::setDatabasePath(const QString& path) {
     if (path == m_databasePath)
         return; // a reload of the same database keeps the log
     m_databasePath = path;
@@ -157,26 +154,27 @@ void MonitorPage::setDatabasePath(const QString& path)
     m_log->clear();
 }
 
-void MonitorPage::fillRuns()
-{
+void MonitorPage::fillRuns() {
     m_run->clear();
     if (!m_snapshot)
         return;
     for (auto it = m_snapshot->runs.rbegin(); it != m_snapshot->runs.rend(); ++it) {
         const auto& r = it->run;
-        m_run->addItem(tr("#%1 %2 (%3)").arg(r.id).arg(QString::fromStdString(r.name), QString::fromStdString(r.status)),
+        m_run->addItem(tr("#%1 %2 (%3)")
+                           .arg(r.id)
+                           .arg(QString::fromStdString(r.name), QString::fromStdString(r.status)),
                        qint64(r.id));
     }
 }
 
-void MonitorPage::setSnapshot(SnapshotPtr snapshot)
-{
+void MonitorPage::setSnapshot(SnapshotPtr snapshot) {
     m_snapshot = std::move(snapshot);
     fillRuns();
     db::Id wanted = m_runId;
     if (m_snapshot && (wanted == 0 || !m_snapshot->findRun(wanted))) {
         wanted = 0;
-        for (auto it = m_snapshot->runs.rbegin(); it != m_snapshot->runs.rend() && wanted == 0; ++it) {
+        for (auto it = m_snapshot->runs.rbegin(); it != m_snapshot->runs.rend() && wanted == 0;
+             ++it) {
             const auto& s = it->run.status;
             if (s == "running" || s == "paused" || s == "created")
                 wanted = it->run.id;
@@ -187,8 +185,7 @@ void MonitorPage::setSnapshot(SnapshotPtr snapshot)
     setRunId(m_snapshot ? wanted : 0);
 }
 
-void MonitorPage::setRunId(db::Id runId)
-{
+void MonitorPage::setRunId(db::Id runId) {
     const int row = m_run->findData(qint64(runId));
     if (row >= 0)
         m_run->setCurrentIndex(row);
@@ -203,8 +200,7 @@ void MonitorPage::setRunId(db::Id runId)
     pollNow();
 }
 
-void MonitorPage::setEngine(engine::RunEngine* engine)
-{
+void MonitorPage::setEngine(engine::RunEngine* engine) {
     if (m_engine)
         m_engine->disconnect(this);
     m_engine = engine;
@@ -212,13 +208,11 @@ void MonitorPage::setEngine(engine::RunEngine* engine)
         connect(m_engine, &engine::RunEngine::logLine, this, &MonitorPage::appendLog);
 }
 
-void MonitorPage::setPollInterval(int ms)
-{
+void MonitorPage::setPollInterval(int ms) {
     m_pollTimer->setInterval(ms);
 }
 
-void MonitorPage::pollNow()
-{
+void MonitorPage::pollNow() {
     if (m_databasePath.isEmpty() || m_runId == 0)
         return;
     if (m_tracker.isRunning()) {
@@ -236,13 +230,11 @@ void MonitorPage::pollNow()
                     });
 }
 
-bool MonitorPage::engineRunsThisRun() const
-{
+bool MonitorPage::engineRunsThisRun() const {
     return m_engine && m_engine->isRunning() && m_engine->progressSnapshot().runId == m_runId;
 }
 
-QString MonitorPage::controlRun(RunAction action)
-{
+QString MonitorPage::controlRun(RunAction action) {
     QString error;
     if (m_runId == 0) {
         error = tr("Choose a run first.");
@@ -267,15 +259,15 @@ QString MonitorPage::controlRun(RunAction action)
     return error;
 }
 
-void MonitorPage::apply(MonitorSnapshotPtr snapshot)
-{
+void MonitorPage::apply(MonitorSnapshotPtr snapshot) {
     if (snapshot || m_runId == 0)
         m_monitor = std::move(snapshot);
     const MonitorSnapshot* m = m_monitor.get();
     m_models->setSnapshot(m_monitor);
     if (!m) {
-        m_empty->setText(m_runId == 0 ? tr("No runs yet — start the demo (Ctrl+R) and watch it here.")
-                                      : tr("Reading run %1…").arg(m_runId));
+        m_empty->setText(m_runId == 0
+                             ? tr("No runs yet — start the demo (Ctrl+R) and watch it here.")
+                             : tr("Reading run %1…").arg(m_runId));
         m_empty->show();
         m_splitter->setEnabled(false);
         m_title->clear();
@@ -290,13 +282,15 @@ void MonitorPage::apply(MonitorSnapshotPtr snapshot)
     }
     m_empty->hide();
     m_splitter->setEnabled(true);
-    m_title->setText(tr("<b>%1</b> · %2 · %3 backend")
-                         .arg(QString::fromStdString(m->run.name).toHtmlEscaped(), QString::fromStdString(m->run.status),
-                              QString::fromStdString(m->backend.empty() ? std::string("local") : m->backend)));
+    m_title->setText(
+        tr("<b>%1</b> · %2 · %3 backend")
+            .arg(QString::fromStdString(m->run.name).toHtmlEscaped(),
+                 QString::fromStdString(m->run.status),
+                 QString::fromStdString(m->backend.empty() ? std::string("local") : m->backend)));
     const int total = std::max(1, m->counts.total());
-    const std::array<int, StateCount> values = {m->counts.queued, m->counts.generating, m->counts.building,
-                                                m->counts.evaluating, m->counts.done, m->counts.failed,
-                                                m->counts.cancelled};
+    const std::array<int, StateCount> values = {
+        m->counts.queued, m->counts.generating, m->counts.building, m->counts.evaluating,
+        m->counts.done,   m->counts.failed,     m->counts.cancelled};
     for (int i = 0; i < StateCount; ++i) {
         auto* bar = m_bars[static_cast<std::size_t>(i)];
         bar->setRange(0, total);
@@ -311,24 +305,33 @@ void MonitorPage::apply(MonitorSnapshotPtr snapshot)
         stats += tr(" · about %1 left").arg(durationText(*m->etaSeconds));
     if (m->engine) {
         stats += QLatin1Char('\n') + tr("Engine: %1 on %2 (pid %3), heard from %4 ago")
-                                         .arg(QString::fromStdString(m->engine->kind), QString::fromStdString(m->engine->host))
+                                         .arg(QString::fromStdString(m->engine->kind),
+                                              QString::fromStdString(m->engine->host))
                                          .arg(m->engine->pid)
                                          .arg(durationText(m->engine->heartbeatAgeSeconds));
     } else if (m->isActive()) {
-        stats += QLatin1Char('\n') + tr("No engine is working on this run; resume it with kbstudio-cli run --resume %1.").arg(m->run.id);
+        stats +=
+            QLatin1Char('\n') +
+            tr("No engine is working on this run; resume it with kbstudio-cli run --resume %1.")
+                .arg(m->run.id);
     }
     m_stats->setText(stats);
     if (m->gpus.empty()) {
         m_gpu->setText(tr("No GPU telemetry (CPU run)."));
     } else {
-        QString html = tr("<table cellspacing=\"4\"><tr><th>GPU</th><th>util</th><th>SM clock</th><th>mem clock</th>"
+        QString html = tr("<table cellspacing=\"4\"><tr><th>GPU</th><th>util</th><th>SM "
+                          "clock</th><th>mem clock</th>"
                           "<th>temp</th><th>power</th><th>throttle</th></tr>");
         for (const auto& g : m->gpus) {
-            html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7</td></tr>")
+            html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</"
+                                   "td><td>%6</td><td>%7</td></tr>")
                         .arg(g.gpuIndex)
-                        .arg(number(g.utilization, "%"), number(g.smClockMhz, "MHz"), number(g.memClockMhz, "MHz"),
-                             number(g.temperatureC, "°C"), number(g.powerW, "W"),
-                             g.throttleReasons.empty() ? tr("none") : QString::fromStdString(g.throttleReasons).toHtmlEscaped());
+                        .arg(number(g.utilization, "%"), number(g.smClockMhz, "MHz"),
+                             number(g.memClockMhz, "MHz"), number(g.temperatureC, "°C"),
+                             number(g.powerW, "W"),
+                             g.throttleReasons.empty()
+                                 ? tr("none")
+                                 : QString::fromStdString(g.throttleReasons).toHtmlEscaped());
         }
         m_gpu->setText(html + QStringLiteral("</table>"));
     }
@@ -341,23 +344,20 @@ void MonitorPage::apply(MonitorSnapshotPtr snapshot)
     updateButtons();
 }
 
-void MonitorPage::appendLog(const QString& line)
-{
+void MonitorPage::appendLog(const QString& line) {
     m_pendingLog << line;
     if (!m_logTimer->isActive())
         m_logTimer->start();
 }
 
-void MonitorPage::flushLog()
-{
+void MonitorPage::flushLog() {
     if (m_pendingLog.isEmpty())
         return;
     m_log->appendPlainText(m_pendingLog.join(QLatin1Char('\n')));
     m_pendingLog.clear();
 }
 
-void MonitorPage::updateButtons()
-{
+void MonitorPage::updateButtons() {
     const std::string status = m_monitor ? m_monitor->run.status : std::string();
     const bool active = m_monitor && m_monitor->isActive();
     m_pause->setEnabled(active && status != "paused");
@@ -365,46 +365,38 @@ void MonitorPage::updateButtons()
     m_cancel->setEnabled(active);
 }
 
-QString MonitorPage::statsText() const
-{
+QString MonitorPage::statsText() const {
     return m_stats->text();
 }
 
-QString MonitorPage::gpuText() const
-{
+QString MonitorPage::gpuText() const {
     return m_gpu->text();
 }
 
-QString MonitorPage::logText() const
-{
+QString MonitorPage::logText() const {
     return m_log->toPlainText();
 }
 
-QString MonitorPage::emptyText() const
-{
+QString MonitorPage::emptyText() const {
     return m_empty->isVisibleTo(this) ? m_empty->text() : QString();
 }
 
-void MonitorPage::showEvent(QShowEvent* event)
-{
+void MonitorPage::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
     pollNow();
     m_pollTimer->start();
 }
 
-void MonitorPage::hideEvent(QHideEvent* event)
-{
+void MonitorPage::hideEvent(QHideEvent* event) {
     QWidget::hideEvent(event);
     m_pollTimer->stop();
 }
 
-void MonitorPage::saveState(QSettings& settings) const
-{
+void MonitorPage::saveState(QSettings& settings) const {
     settings.setValue(QStringLiteral("monitor/splitter"), m_splitter->saveState());
 }
 
-void MonitorPage::restoreState(const QSettings& settings)
-{
+void MonitorPage::restoreState(const QSettings& settings) {
     m_splitter->restoreState(settings.value(QStringLiteral("monitor/splitter")).toByteArray());
 }
 

@@ -11,7 +11,6 @@
 #include <QPointer>
 #include <QStringList>
 #include <QWidget>
-
 #include <array>
 #include <set>
 

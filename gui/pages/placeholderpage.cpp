@@ -10,8 +10,7 @@ PlaceholderPage::PlaceholderPage(QWidget* parent)
     : QWidget(parent)
     , m_title(new QLabel(this))
     , m_body(new QLabel(this))
-    , m_open(new QPushButton(tr("Open database…"), this))
-{
+    , m_open(new QPushButton(tr("Open database…"), this)) {
     QFont titleFont = m_title->font();
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.5);
     titleFont.setBold(true);
@@ -34,19 +33,16 @@ PlaceholderPage::PlaceholderPage(QWidget* parent)
     connect(m_open, &QPushButton::clicked, this, &PlaceholderPage::openRequested);
 }
 
-void PlaceholderPage::setMessage(const QString& title, const QString& body)
-{
+void PlaceholderPage::setMessage(const QString& title, const QString& body) {
     m_title->setText(title);
     m_body->setText(body);
 }
 
-QString PlaceholderPage::title() const
-{
+QString PlaceholderPage::title() const {
     return m_title->text();
 }
 
-QString PlaceholderPage::body() const
-{
+QString PlaceholderPage::body() const {
     return m_body->text();
 }
 

@@ -22,8 +22,7 @@ namespace kb::gui {
 namespace {
 
 QWidget* titled(const QString& title, QWidget* plot, QPushButton* exportButton, QWidget* extra,
-                QWidget* parent)
-{
+                QWidget* parent) {
     auto* box = new QWidget(parent);
     auto* bar = new QHBoxLayout;
     auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()), box);
@@ -53,8 +52,7 @@ PlotsPage::PlotsPage(QWidget* parent)
     , m_score(new QComboBox(this))
     , m_columns(new QSplitter(Qt::Horizontal, this))
     , m_splitter(new QSplitter(Qt::Vertical, this))
-    , m_sideSplitter(new QSplitter(Qt::Vertical, this))
-{
+    , m_sideSplitter(new QSplitter(Qt::Vertical, this)) {
     m_baseline->addItem(tr("vs PyTorch eager"), int(metrics::Baseline::Eager));
     m_baseline->addItem(tr("vs torch.compile"), int(metrics::Baseline::Compile));
     m_level->addItem(tr("All levels"), 0);
@@ -73,14 +71,15 @@ PlotsPage::PlotsPage(QWidget* parent)
     top->addWidget(m_baseline);
     top->addStretch(1);
 
-    m_splitter->addWidget(titled(tr("Speedup per task, by level and model (best of k, correct tasks; bar = median)"),
-                                 m_distribution, exportDistribution, nullptr, m_splitter));
-    m_splitter->addWidget(titled(tr("fast_p: share of all tasks correct and faster than p×"), m_fastP,
-                                 exportFastP, m_level, m_splitter));
+    m_splitter->addWidget(
+        titled(tr("Speedup per task, by level and model (best of k, correct tasks; bar = median)"),
+               m_distribution, exportDistribution, nullptr, m_splitter));
+    m_splitter->addWidget(titled(tr("fast_p: share of all tasks correct and faster than p×"),
+                                 m_fastP, exportFastP, m_level, m_splitter));
     m_splitter->setChildrenCollapsible(false);
     // Two plots a column keep every plot a readable height at 1280×800.
-    m_sideSplitter->addWidget(titled(tr("Cost vs score, one point per model"), m_costScore, exportCostScore,
-                                     m_score, m_sideSplitter));
+    m_sideSplitter->addWidget(titled(tr("Cost vs score, one point per model"), m_costScore,
+                                     exportCostScore, m_score, m_sideSplitter));
     m_sideSplitter->addWidget(titled(tr("Turns vs speedup, correct multi-turn and agent attempts"),
                                      m_turnsSpeedup, exportTurns, nullptr, m_sideSplitter));
     m_sideSplitter->setChildrenCollapsible(false);
@@ -114,8 +113,7 @@ PlotsPage::PlotsPage(QWidget* parent)
             [this]() { exportWithDialog(m_turnsSpeedup, QStringLiteral("turns-vs-speedup")); });
 }
 
-void PlotsPage::setSnapshot(SnapshotPtr snapshot, db::Id runId)
-{
+void PlotsPage::setSnapshot(SnapshotPtr snapshot, db::Id runId) {
     const int wanted = m_level->currentData().toInt();
     m_level->clear();
     m_level->addItem(tr("All levels"), 0);
@@ -134,12 +132,11 @@ void PlotsPage::setSnapshot(SnapshotPtr snapshot, db::Id runId)
     m_turnsSpeedup->setSnapshot(snapshot, runId);
 }
 
-void PlotsPage::exportWithDialog(QCustomPlot* plot, const QString& baseName)
-{
+void PlotsPage::exportWithDialog(QCustomPlot* plot, const QString& baseName) {
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"),
-                                                      dir + QLatin1Char('/') + baseName + QStringLiteral(".png"),
-                                                      plotExportFilter());
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export plot"), dir + QLatin1Char('/') + baseName + QStringLiteral(".png"),
+        plotExportFilter());
     if (path.isEmpty())
         return;
     const QString error = exportPlot(plot, path);
@@ -147,8 +144,7 @@ void PlotsPage::exportWithDialog(QCustomPlot* plot, const QString& baseName)
         QMessageBox::warning(this, tr("Export failed"), error);
 }
 
-void PlotsPage::saveState(QSettings& settings) const
-{
+void PlotsPage::saveState(QSettings& settings) const {
     settings.setValue(QStringLiteral("plots/splitter"), m_splitter->saveState());
     settings.setValue(QStringLiteral("plots/columns"), m_columns->saveState());
     settings.setValue(QStringLiteral("plots/sideSplitter"), m_sideSplitter->saveState());
@@ -156,16 +152,18 @@ void PlotsPage::saveState(QSettings& settings) const
     settings.setValue(QStringLiteral("plots/score"), m_score->currentIndex());
 }
 
-void PlotsPage::restoreState(const QSettings& settings)
-{
+void PlotsPage::restoreState(const QSettings& settings) {
     m_splitter->restoreState(settings.value(QStringLiteral("plots/splitter")).toByteArray());
-    m_baseline->setCurrentIndex(std::clamp(settings.value(QStringLiteral("plots/baseline"), 0).toInt(), 0, 1));
+    m_baseline->setCurrentIndex(
+        std::clamp(settings.value(QStringLiteral("plots/baseline"), 0).toInt(), 0, 1));
     const auto baseline = static_cast<metrics::Baseline>(m_baseline->currentData().toInt());
     m_distribution->setBaseline(baseline);
     m_fastP->setBaseline(baseline);
     m_columns->restoreState(settings.value(QStringLiteral("plots/columns")).toByteArray());
-    m_sideSplitter->restoreState(settings.value(QStringLiteral("plots/sideSplitter")).toByteArray());
-    m_score->setCurrentIndex(std::clamp(settings.value(QStringLiteral("plots/score"), 0).toInt(), 0, 1));
+    m_sideSplitter->restoreState(
+        settings.value(QStringLiteral("plots/sideSplitter")).toByteArray());
+    m_score->setCurrentIndex(
+        std::clamp(settings.value(QStringLiteral("plots/score"), 0).toInt(), 0, 1));
     m_costScore->setMeasure(static_cast<ScoreMeasure>(m_score->currentData().toInt()));
 }
 

@@ -43,8 +43,8 @@ private:
     QComboBox* m_baseline;
     QComboBox* m_level;
     QComboBox* m_score;
-    QSplitter* m_columns;  // the speedup plots | the cost and turns plots
-    QSplitter* m_splitter; // distribution over fast_p
+    QSplitter* m_columns;      // the speedup plots | the cost and turns plots
+    QSplitter* m_splitter;     // distribution over fast_p
     QSplitter* m_sideSplitter; // cost vs score over turns vs speedup
 };
 

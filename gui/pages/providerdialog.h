@@ -30,7 +30,8 @@ class ProviderDialog : public QDialog {
     Q_OBJECT
 public:
     // keyStoreText: where the key will be stored, shown under the key field.
-    ProviderDialog(const ProviderForm& form, const QString& keyStoreText, bool hasStoredKey, QWidget* parent = nullptr);
+    ProviderDialog(const ProviderForm& form, const QString& keyStoreText, bool hasStoredKey,
+                   QWidget* parent = nullptr);
     ProviderForm form() const;
     QString validationError() const; // empty when the form can be saved
 

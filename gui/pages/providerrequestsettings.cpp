@@ -10,23 +10,24 @@
 
 namespace kb::gui {
 namespace {
-QString compact(const QJsonObject& o)
-{
-    return o.isEmpty() ? QString() : QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+QString compact(const QJsonObject& o) {
+    return o.isEmpty() ? QString()
+                       : QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 } // namespace
 
-ProviderRequestSettings::ProviderRequestSettings(QFormLayout* layout, const QJsonObject& s, bool forModel, QWidget* parent)
+ProviderRequestSettings::ProviderRequestSettings(QFormLayout* layout, const QJsonObject& s,
+                                                 bool forModel, QWidget* parent)
     : QObject(parent)
     , m_forModel(forModel)
     , m_tokenField(new QComboBox(parent))
     , m_extraBody(new QLineEdit(parent))
     , m_temperature(new QLineEdit(parent))
-    , m_stream(new QComboBox(parent))
-{
+    , m_stream(new QComboBox(parent)) {
     m_tokenField->addItem(forModel ? tr("the provider's") : tr("max_tokens (default)"), QString());
     m_tokenField->addItem(QStringLiteral("max_tokens"), QStringLiteral("max_tokens"));
-    m_tokenField->addItem(tr("max_completion_tokens (OpenAI reasoning models)"), QStringLiteral("max_completion_tokens"));
+    m_tokenField->addItem(tr("max_completion_tokens (OpenAI reasoning models)"),
+                          QStringLiteral("max_completion_tokens"));
     const int field = m_tokenField->findData(s.value(QStringLiteral("token_field")).toString());
     m_tokenField->setCurrentIndex(field < 0 ? 0 : field);
     QJsonObject body = s.value(QStringLiteral("extra_body")).toObject();
@@ -34,7 +35,9 @@ ProviderRequestSettings::ProviderRequestSettings(QFormLayout* layout, const QJso
         if (s.contains(QString::fromLatin1(k)))
             body.insert(QString::fromLatin1(k), s.value(QString::fromLatin1(k)));
     m_extraBody->setText(compact(body));
-    m_extraBody->setPlaceholderText(QStringLiteral("{\"reasoning_effort\":\"high\"}  {\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":8192}}"));
+    m_extraBody->setPlaceholderText(
+        QStringLiteral("{\"reasoning_effort\":\"high\"}  "
+                       "{\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":8192}}"));
     if (s.value(QStringLiteral("temperature")).isDouble())
         m_temperature->setText(QString::number(s.value(QStringLiteral("temperature")).toDouble()));
     m_temperature->setPlaceholderText(tr("the run's, else the provider's default"));
@@ -51,7 +54,8 @@ ProviderRequestSettings::ProviderRequestSettings(QFormLayout* layout, const QJso
         return;
     m_extraHeaders = new QLineEdit(parent);
     m_extraHeaders->setText(compact(s.value(QStringLiteral("extra_headers")).toObject()));
-    m_extraHeaders->setPlaceholderText(QStringLiteral("{\"anthropic-beta\":\"...\"}  (keys go in the key field)"));
+    m_extraHeaders->setPlaceholderText(
+        QStringLiteral("{\"anthropic-beta\":\"...\"}  (keys go in the key field)"));
     m_retries = new QSpinBox(parent);
     m_retries->setRange(0, 19);
     m_retries->setValue(s.value(QStringLiteral("max_attempts")).toInt(4) - 1);
@@ -59,8 +63,8 @@ ProviderRequestSettings::ProviderRequestSettings(QFormLayout* layout, const QJso
     layout->addRow(tr("&Retries:"), m_retries);
 }
 
-QJsonObject ProviderRequestSettings::apply(QJsonObject s, const QString& kind, QString* error) const
-{
+QJsonObject ProviderRequestSettings::apply(QJsonObject s, const QString& kind,
+                                           QString* error) const {
     QJsonObject out = s;
     auto setOrRemove = [&out](const QString& key, const QJsonValue& v, bool set) {
         if (set)
@@ -75,7 +79,8 @@ QJsonObject ProviderRequestSettings::apply(QJsonObject s, const QString& kind, Q
     if (m_extraBody->text().trimmed().isEmpty()) {
         out.remove(QStringLiteral("extra_body"));
     } else {
-        const auto body = engine::parseJsonObjectArgument(m_extraBody->text(), tr("The extra body"), error);
+        const auto body =
+            engine::parseJsonObjectArgument(m_extraBody->text(), tr("The extra body"), error);
         if (!body)
             return s;
         out.insert(QStringLiteral("extra_body"), *body);
@@ -94,7 +99,8 @@ QJsonObject ProviderRequestSettings::apply(QJsonObject s, const QString& kind, Q
         if (m_extraHeaders->text().trimmed().isEmpty()) {
             out.remove(QStringLiteral("extra_headers"));
         } else {
-            const auto headers = engine::parseJsonObjectArgument(m_extraHeaders->text(), tr("The extra headers"), error);
+            const auto headers = engine::parseJsonObjectArgument(m_extraHeaders->text(),
+                                                                 tr("The extra headers"), error);
             if (!headers)
                 return s;
             out.insert(QStringLiteral("extra_headers"), *headers);

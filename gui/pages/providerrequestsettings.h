@@ -17,7 +17,8 @@ class ProviderRequestSettings : public QObject {
     Q_OBJECT
 public:
     // Adds its rows to `layout`; forModel leaves out headers and retries (a provider's).
-    ProviderRequestSettings(QFormLayout* layout, const QJsonObject& settings, bool forModel, QWidget* parent);
+    ProviderRequestSettings(QFormLayout* layout, const QJsonObject& settings, bool forModel,
+                            QWidget* parent);
     // The settings with these fields applied; *error set (and the settings unchanged) when a
     // field is not acceptable for a provider of `kind`.
     QJsonObject apply(QJsonObject settings, const QString& kind, QString* error) const;

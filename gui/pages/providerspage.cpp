@@ -5,7 +5,6 @@
 #include "models/providersmodel.h"
 #include "pages/modeldialog.h"
 #include "pages/providerdialog.h"
-
 #include "providers/connectiontest.h"
 #include "providers/keystore.h"
 
@@ -25,8 +24,7 @@ namespace kb::gui {
 
 namespace {
 
-QTableView* makeView(QAbstractItemModel* model, QWidget* parent)
-{
+QTableView* makeView(QAbstractItemModel* model, QWidget* parent) {
     auto* proxy = new QSortFilterProxyModel(parent);
     proxy->setSourceModel(model);
     proxy->setSortRole(Qt::UserRole);
@@ -42,16 +40,16 @@ QTableView* makeView(QAbstractItemModel* model, QWidget* parent)
     return view;
 }
 
-int sourceRow(const QTableView* view)
-{
-    const QModelIndex index = view->selectionModel() ? view->selectionModel()->currentIndex() : QModelIndex();
+int sourceRow(const QTableView* view) {
+    const QModelIndex index =
+        view->selectionModel() ? view->selectionModel()->currentIndex() : QModelIndex();
     if (!index.isValid())
         return -1;
     return static_cast<const QSortFilterProxyModel*>(view->model())->mapToSource(index).row();
 }
 
-QWidget* group(const QString& title, QTableView* view, const QList<QPushButton*>& buttons, QWidget* parent)
-{
+QWidget* group(const QString& title, QTableView* view, const QList<QPushButton*>& buttons,
+               QWidget* parent) {
     auto* box = new QWidget(parent);
     auto* layout = new QVBoxLayout(box);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -76,8 +74,7 @@ ProvidersPage::ProvidersPage(QWidget* parent)
     , m_status(new QLabel(this))
     , m_empty(new QLabel(this))
     , m_test(new QPushButton(tr("Test connection"), this))
-    , m_connectionTest(new engine::ConnectionTest(this))
-{
+    , m_connectionTest(new engine::ConnectionTest(this)) {
     m_providerView->setObjectName(QStringLiteral("providersView"));
     m_modelView->setObjectName(QStringLiteral("modelsView"));
     auto* addP = new QPushButton(tr("Add…"), this);
@@ -86,17 +83,21 @@ ProvidersPage::ProvidersPage(QWidget* parent)
     auto* addM = new QPushButton(tr("Add…"), this);
     auto* editM = new QPushButton(tr("Edit…"), this);
     auto* removeM = new QPushButton(tr("Remove"), this);
-    m_test->setToolTip(tr("List the provider's models and send its first model a one-token request"));
+    m_test->setToolTip(
+        tr("List the provider's models and send its first model a one-token request"));
 
-    m_splitter->addWidget(group(tr("Providers"), m_providerView, {addP, editP, removeP, m_test}, m_splitter));
-    m_splitter->addWidget(group(tr("Models of the selected provider"), m_modelView, {addM, editM, removeM}, m_splitter));
+    m_splitter->addWidget(
+        group(tr("Providers"), m_providerView, {addP, editP, removeP, m_test}, m_splitter));
+    m_splitter->addWidget(group(tr("Models of the selected provider"), m_modelView,
+                                {addM, editM, removeM}, m_splitter));
     m_splitter->setChildrenCollapsible(false);
 
     m_status->setObjectName(QStringLiteral("providersStatus"));
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_empty->setText(tr("No providers yet. The demo provider is added by the first demo run; add an "
-                        "OpenAI-compatible or Anthropic provider with Add…"));
+    m_empty->setText(
+        tr("No providers yet. The demo provider is added by the first demo run; add an "
+           "OpenAI-compatible or Anthropic provider with Add…"));
     m_empty->setWordWrap(true);
 
     auto* layout = new QVBoxLayout(this);
@@ -115,76 +116,73 @@ ProvidersPage::ProvidersPage(QWidget* parent)
     connect(m_modelView, &QTableView::doubleClicked, this, &ProvidersPage::editModel);
     connect(m_providerView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &ProvidersPage::providerSelectionChanged);
-    connect(m_connectionTest, &engine::ConnectionTest::finished, this, &ProvidersPage::onTestFinished);
+    connect(m_connectionTest, &engine::ConnectionTest::finished, this,
+            &ProvidersPage::onTestFinished);
     setCatalog(nullptr);
 }
 
 ProvidersPage::~ProvidersPage() = default;
 
-void ProvidersPage::setCatalog(CatalogPtr catalog)
-{
+void ProvidersPage::setCatalog(CatalogPtr catalog) {
     const db::Id selected = selectedProvider();
     m_catalog = std::move(catalog);
     m_providers->setCatalog(m_catalog);
     m_models->setCatalog(m_catalog);
     m_empty->setVisible(!m_catalog || m_catalog->providers.empty());
     if (m_providers->rowCount() > 0)
-        selectProvider(selected != 0 && m_providers->rowOfProvider(selected) >= 0 ? selected : m_providers->providerIdAt(0));
+        selectProvider(selected != 0 && m_providers->rowOfProvider(selected) >= 0
+                           ? selected
+                           : m_providers->providerIdAt(0));
     else
         m_models->setProviderId(-1);
 }
 
-db::Id ProvidersPage::selectedProvider() const
-{
+db::Id ProvidersPage::selectedProvider() const {
     return m_providers->providerIdAt(sourceRow(m_providerView));
 }
 
-void ProvidersPage::selectProvider(db::Id providerId)
-{
+void ProvidersPage::selectProvider(db::Id providerId) {
     const int row = m_providers->rowOfProvider(providerId);
     if (row < 0)
         return;
     auto* proxy = static_cast<QSortFilterProxyModel*>(m_providerView->model());
-    m_providerView->selectionModel()->setCurrentIndex(proxy->mapFromSource(m_providers->index(row, 0)),
-                                                      QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_providerView->selectionModel()->setCurrentIndex(
+        proxy->mapFromSource(m_providers->index(row, 0)),
+        QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     providerSelectionChanged();
 }
 
-void ProvidersPage::providerSelectionChanged()
-{
+void ProvidersPage::providerSelectionChanged() {
     const db::Id id = selectedProvider();
     m_models->setProviderId(id == 0 ? -1 : id);
     const auto* p = m_catalog ? m_catalog->findProvider(id) : nullptr;
     m_test->setEnabled(p != nullptr);
 }
 
-QString ProvidersPage::statusText() const
-{
+QString ProvidersPage::statusText() const {
     return m_status->text();
 }
 
-void ProvidersPage::showStatus(const QString& text, bool error)
-{
+void ProvidersPage::showStatus(const QString& text, bool error) {
     m_status->setStyleSheet(error ? QStringLiteral("color: #c62828;") : QString());
     m_status->setText(text);
 }
 
-bool ProvidersPage::hasStoredKey(const ProviderForm& form) const
-{
+bool ProvidersPage::hasStoredKey(const ProviderForm& form) const {
     return m_keys && form.provider.id != 0 && m_keys->readKey(form.keyName()).has_value();
 }
 
-bool ProvidersPage::openProviderDialog(const ProviderForm& form, ProviderForm* out)
-{
-    ProviderDialog dialog(form, m_keys ? m_keys->describe() : tr("no key store"), hasStoredKey(form), this);
-    const bool ok = providerDialogHook ? providerDialogHook(dialog) : dialog.exec() == QDialog::Accepted;
+bool ProvidersPage::openProviderDialog(const ProviderForm& form, ProviderForm* out) {
+    ProviderDialog dialog(form, m_keys ? m_keys->describe() : tr("no key store"),
+                          hasStoredKey(form), this);
+    const bool ok =
+        providerDialogHook ? providerDialogHook(dialog) : dialog.exec() == QDialog::Accepted;
     if (ok)
         *out = dialog.form();
     return ok;
 }
 
-QString ProvidersPage::saveProviderForm(const ProviderForm& form)
-{
+QString ProvidersPage::saveProviderForm(const ProviderForm& form) {
     if (m_databasePath.isEmpty())
         return tr("Open a database first.");
     const bool remote = form.provider.kind == "openai" || form.provider.kind == "anthropic";
@@ -197,26 +195,27 @@ QString ProvidersPage::saveProviderForm(const ProviderForm& form)
     if (remote && !form.apiKey.isEmpty()) {
         QString why;
         if (!m_keys->writeKey(form.keyName(), form.apiKey, &why))
-            return tr("The provider was saved, but its key could not be stored in %1: %2").arg(m_keys->describe(), why);
+            return tr("The provider was saved, but its key could not be stored in %1: %2")
+                .arg(m_keys->describe(), why);
     }
     Q_EMIT catalogChanged();
     return {};
 }
 
-void ProvidersPage::addProvider()
-{
+void ProvidersPage::addProvider() {
     ProviderForm form;
     form.provider.kind = "openai";
     ProviderForm result;
     if (!openProviderDialog(form, &result))
         return;
     const QString error = saveProviderForm(result);
-    showStatus(error.isEmpty() ? tr("Added provider '%1'.").arg(QString::fromStdString(result.provider.name)) : error,
+    showStatus(error.isEmpty()
+                   ? tr("Added provider '%1'.").arg(QString::fromStdString(result.provider.name))
+                   : error,
                !error.isEmpty());
 }
 
-void ProvidersPage::editProvider()
-{
+void ProvidersPage::editProvider() {
     const auto* p = m_catalog ? m_catalog->findProvider(selectedProvider()) : nullptr;
     if (!p) {
         showStatus(tr("Select a provider to edit."), true);
@@ -226,12 +225,13 @@ void ProvidersPage::editProvider()
     if (!openProviderDialog({*p, {}}, &result))
         return;
     const QString error = saveProviderForm(result);
-    showStatus(error.isEmpty() ? tr("Saved provider '%1'.").arg(QString::fromStdString(result.provider.name)) : error,
+    showStatus(error.isEmpty()
+                   ? tr("Saved provider '%1'.").arg(QString::fromStdString(result.provider.name))
+                   : error,
                !error.isEmpty());
 }
 
-void ProvidersPage::removeProvider()
-{
+void ProvidersPage::removeProvider() {
     const auto* p = m_catalog ? m_catalog->findProvider(selectedProvider()) : nullptr;
     if (!p) {
         showStatus(tr("Select a provider to remove."), true);
@@ -244,8 +244,7 @@ void ProvidersPage::removeProvider()
         Q_EMIT catalogChanged();
 }
 
-void ProvidersPage::addModel()
-{
+void ProvidersPage::addModel() {
     if (!m_catalog || m_catalog->providers.empty()) {
         showStatus(tr("Add a provider first."), true);
         return;
@@ -256,14 +255,15 @@ void ProvidersPage::addModel()
     if (!(modelDialogHook ? modelDialogHook(dialog) : dialog.exec() == QDialog::Accepted))
         return;
     const QString error = saveModel(m_databasePath, dialog.model());
-    showStatus(error.isEmpty() ? tr("Added model '%1'.").arg(QString::fromStdString(dialog.model().name)) : error,
+    showStatus(error.isEmpty()
+                   ? tr("Added model '%1'.").arg(QString::fromStdString(dialog.model().name))
+                   : error,
                !error.isEmpty());
     if (error.isEmpty())
         Q_EMIT catalogChanged();
 }
 
-void ProvidersPage::editModel()
-{
+void ProvidersPage::editModel() {
     const db::Id id = m_models->modelIdAt(sourceRow(m_modelView));
     const auto* m = m_catalog ? m_catalog->findModel(id) : nullptr;
     if (!m) {
@@ -274,14 +274,15 @@ void ProvidersPage::editModel()
     if (!(modelDialogHook ? modelDialogHook(dialog) : dialog.exec() == QDialog::Accepted))
         return;
     const QString error = saveModel(m_databasePath, dialog.model());
-    showStatus(error.isEmpty() ? tr("Saved model '%1'.").arg(QString::fromStdString(dialog.model().name)) : error,
+    showStatus(error.isEmpty()
+                   ? tr("Saved model '%1'.").arg(QString::fromStdString(dialog.model().name))
+                   : error,
                !error.isEmpty());
     if (error.isEmpty())
         Q_EMIT catalogChanged();
 }
 
-void ProvidersPage::removeModel()
-{
+void ProvidersPage::removeModel() {
     const db::Id id = m_models->modelIdAt(sourceRow(m_modelView));
     const auto* m = m_catalog ? m_catalog->findModel(id) : nullptr;
     if (!m) {
@@ -295,8 +296,7 @@ void ProvidersPage::removeModel()
         Q_EMIT catalogChanged();
 }
 
-void ProvidersPage::testConnection()
-{
+void ProvidersPage::testConnection() {
     const auto* p = m_catalog ? m_catalog->findProvider(selectedProvider()) : nullptr;
     if (!p) {
         showStatus(tr("Select a provider to test."), true);
@@ -326,31 +326,28 @@ void ProvidersPage::testConnection()
     m_connectionTest->start(spec);
 }
 
-bool ProvidersPage::isTesting() const
-{
+bool ProvidersPage::isTesting() const {
     return m_connectionTest->isRunning();
 }
 
-void ProvidersPage::onTestFinished(const engine::ConnectionTestResult& result)
-{
+void ProvidersPage::onTestFinished(const engine::ConnectionTestResult& result) {
     m_test->setEnabled(true);
     QString text = result.message;
     if (!result.models.isEmpty()) {
         QStringList shown = result.models.mid(0, 12);
-        text += QLatin1Char('\n') + tr("Models: %1%2").arg(shown.join(QStringLiteral(", ")),
-                                                            result.models.size() > 12 ? tr(", …") : QString());
+        text += QLatin1Char('\n') + tr("Models: %1%2")
+                                        .arg(shown.join(QStringLiteral(", ")),
+                                             result.models.size() > 12 ? tr(", …") : QString());
     }
     showStatus(text, !result.ok);
     Q_EMIT connectionTested(result.message, result.ok);
 }
 
-void ProvidersPage::saveState(QSettings& settings) const
-{
+void ProvidersPage::saveState(QSettings& settings) const {
     settings.setValue(QStringLiteral("providers/splitter"), m_splitter->saveState());
 }
 
-void ProvidersPage::restoreState(const QSettings& settings)
-{
+void ProvidersPage::restoreState(const QSettings& settings) {
     m_splitter->restoreState(settings.value(QStringLiteral("providers/splitter")).toByteArray());
 }
 

@@ -5,7 +5,6 @@
 #include "data/catalog.h"
 
 #include <QWidget>
-
 #include <functional>
 
 class QLabel;

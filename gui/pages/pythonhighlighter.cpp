@@ -3,8 +3,7 @@
 namespace kb::gui {
 
 PythonHighlighter::PythonHighlighter(QTextDocument* document, bool dark)
-    : QSyntaxHighlighter(document)
-{
+    : QSyntaxHighlighter(document) {
     QTextCharFormat keyword;
     keyword.setForeground(dark ? QColor(0xc6, 0x78, 0xdd) : QColor(0x7b, 0x1f, 0xa2));
     keyword.setFontWeight(QFont::Bold);
@@ -18,24 +17,27 @@ PythonHighlighter::PythonHighlighter(QTextDocument* document, bool dark)
     m_comment.setForeground(dark ? QColor(0x7f, 0x84, 0x8e) : QColor(0x75, 0x75, 0x75));
     m_comment.setFontItalic(true);
 
-    const QString keywords = QStringLiteral(
-        "\\b(and|as|assert|async|await|break|class|continue|def|del|elif|else|except|False|finally|for|from|"
-        "global|if|import|in|is|lambda|None|nonlocal|not|or|pass|raise|return|True|try|while|with|yield)\\b");
-    const QString builtins = QStringLiteral(
-        "\\b(self|super|len|range|int|float|str|list|dict|tuple|print|isinstance|torch|nn|F|triton|tl)\\b");
+    const QString keywords = QStringLiteral("\\b(and|as|assert|async|await|break|class|continue|"
+                                            "def|del|elif|else|except|False|finally|for|from|"
+                                            "global|if|import|in|is|lambda|None|nonlocal|not|or|"
+                                            "pass|raise|return|True|try|while|with|yield)\\b");
+    const QString builtins = QStringLiteral("\\b(self|super|len|range|int|float|str|list|dict|"
+                                            "tuple|print|isinstance|torch|nn|F|triton|tl)\\b");
     m_rules.push_back({QRegularExpression(keywords), keyword});
     m_rules.push_back({QRegularExpression(builtins), builtin});
-    m_rules.push_back({QRegularExpression(QStringLiteral("\\b[0-9][0-9_]*(\\.[0-9_]*)?([eE][-+]?[0-9]+)?\\b")), number});
+    m_rules.push_back(
+        {QRegularExpression(QStringLiteral("\\b[0-9][0-9_]*(\\.[0-9_]*)?([eE][-+]?[0-9]+)?\\b")),
+         number});
     m_rules.push_back({QRegularExpression(QStringLiteral("^\\s*@[A-Za-z_.]+")), decorator});
 }
 
-void PythonHighlighter::highlightBlock(const QString& text)
-{
+void PythonHighlighter::highlightBlock(const QString& text) {
     for (const auto& rule : m_rules) {
         auto it = rule.pattern.globalMatch(text);
         while (it.hasNext()) {
             const auto m = it.next();
-            setFormat(static_cast<int>(m.capturedStart()), static_cast<int>(m.capturedLength()), rule.format);
+            setFormat(static_cast<int>(m.capturedStart()), static_cast<int>(m.capturedLength()),
+                      rule.format);
         }
     }
     // Strings and comments last, scanning so that '#' inside a string is not a comment.

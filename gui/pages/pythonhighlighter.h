@@ -5,7 +5,6 @@
 #include <QRegularExpression>
 #include <QSyntaxHighlighter>
 #include <QTextCharFormat>
-
 #include <vector>
 
 namespace kb::gui {

@@ -26,18 +26,19 @@ namespace {
 
 using VerdictFilter = ResultsFilterProxy::VerdictFilter;
 
-QString legendHtml(const QPalette& palette)
-{
+QString legendHtml(const QPalette& palette) {
     QStringList items;
-    for (CellKind kind : {CellKind::Faster, CellKind::Slower, CellKind::CorrectUntimed,
-                          CellKind::Suspicious, CellKind::Incorrect, CellKind::Failed,
-                          CellKind::Rejected, CellKind::Pending}) {
-        const std::optional<double> s = kind == CellKind::Faster ? std::optional<double>(4.0)
-                                      : kind == CellKind::Slower ? std::optional<double>(0.25)
-                                                                 : std::nullopt;
-        items << QStringLiteral("<span style=\"background-color:%1; color:%2\">&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;%3")
+    for (CellKind kind :
+         {CellKind::Faster, CellKind::Slower, CellKind::CorrectUntimed, CellKind::Suspicious,
+          CellKind::Incorrect, CellKind::Failed, CellKind::Rejected, CellKind::Pending}) {
+        const std::optional<double> s = kind == CellKind::Faster   ? std::optional<double>(4.0)
+                                        : kind == CellKind::Slower ? std::optional<double>(0.25)
+                                                                   : std::nullopt;
+        items << QStringLiteral("<span style=\"background-color:%1; "
+                                "color:%2\">&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;%3")
                      .arg(cellBackground(kind, s, palette).name(),
-                          palette.color(QPalette::Text).name(), cellKindLabel(kind).toHtmlEscaped());
+                          palette.color(QPalette::Text).name(),
+                          cellKindLabel(kind).toHtmlEscaped());
     }
     return items.join(QStringLiteral("&nbsp;&nbsp; "));
 }
@@ -59,8 +60,7 @@ ResultsPage::ResultsPage(QWidget* parent)
     , m_legend(new QLabel(this))
     , m_view(new QTableView(this))
     , m_cellInfo(new QTextBrowser(this))
-    , m_splitter(new QSplitter(Qt::Horizontal, this))
-{
+    , m_splitter(new QSplitter(Qt::Horizontal, this)) {
     m_proxy->setSourceModel(m_model);
     m_view->setModel(m_proxy);
     m_view->setSortingEnabled(true);
@@ -68,7 +68,8 @@ ResultsPage::ResultsPage(QWidget* parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_view->horizontalHeader()->setDefaultSectionSize(fontMetrics().horizontalAdvance(QStringLiteral("⚠ 12.34×  (3/3)")) + 16);
+    m_view->horizontalHeader()->setDefaultSectionSize(
+        fontMetrics().horizontalAdvance(QStringLiteral("⚠ 12.34×  (3/3)")) + 16);
     m_view->setWordWrap(false);
 
     m_level->setObjectName(QStringLiteral("levelFilter"));
@@ -120,7 +121,8 @@ ResultsPage::ResultsPage(QWidget* parent)
     m_legend->setTextFormat(Qt::RichText);
     m_legend->setText(legendHtml(palette()));
     m_cellInfo->setOpenLinks(false);
-    m_cellInfo->setPlaceholderText(tr("Select a cell to see its samples. Double-click a cell to open the attempt."));
+    m_cellInfo->setPlaceholderText(
+        tr("Select a cell to see its samples. Double-click a cell to open the attempt."));
 
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
@@ -169,8 +171,7 @@ ResultsPage::ResultsPage(QWidget* parent)
     rebuildFilterChoices();
 }
 
-void ResultsPage::setSnapshot(SnapshotPtr snapshot, db::Id runId)
-{
+void ResultsPage::setSnapshot(SnapshotPtr snapshot, db::Id runId) {
     m_model->setSnapshot(snapshot, runId);
     rebuildFilterChoices();
     applyFilters();
@@ -194,8 +195,7 @@ void ResultsPage::setSnapshot(SnapshotPtr snapshot, db::Id runId)
     }
 }
 
-void ResultsPage::rebuildFilterChoices()
-{
+void ResultsPage::rebuildFilterChoices() {
     m_updatingChoices = true;
     m_level->clear();
     m_level->addItem(tr("All levels"), 0);
@@ -213,27 +213,25 @@ void ResultsPage::rebuildFilterChoices()
     m_updatingChoices = false;
 }
 
-void ResultsPage::applyFilters()
-{
+void ResultsPage::applyFilters() {
     if (m_updatingChoices)
         return;
     m_proxy->setLevel(m_level->currentData().toInt());
     m_proxy->setModelName(m_modelChoice->currentData().toString());
-    m_proxy->setVerdictFilter(ResultsFilterProxy::verdictFilterFromKey(m_verdict->currentData().toString()));
+    m_proxy->setVerdictFilter(
+        ResultsFilterProxy::verdictFilterFromKey(m_verdict->currentData().toString()));
     m_proxy->setSearchText(m_search->text());
     m_proxy->setFlaggedOnly(m_flagged->isChecked());
     m_proxy->setSpeedupRange(m_speedupMin->value(), m_speedupMax->value());
     persistFilters();
 }
 
-void ResultsPage::setFlaggedOnly(bool flagged)
-{
+void ResultsPage::setFlaggedOnly(bool flagged) {
     m_flagged->setChecked(flagged); // toggled applies
     applyFilters();
 }
 
-void ResultsPage::setSpeedupRange(double min, double max)
-{
+void ResultsPage::setSpeedupRange(double min, double max) {
     m_updatingChoices = true;
     m_speedupMin->setValue(min);
     m_speedupMax->setValue(max);
@@ -241,37 +239,33 @@ void ResultsPage::setSpeedupRange(double min, double max)
     applyFilters();
 }
 
-void ResultsPage::setLevelFilter(int level)
-{
+void ResultsPage::setLevelFilter(int level) {
     m_wantedLevel = level;
     const int row = m_level->findData(level);
     m_level->setCurrentIndex(row < 0 ? 0 : row);
     applyFilters();
 }
 
-void ResultsPage::setModelFilter(const QString& model)
-{
+void ResultsPage::setModelFilter(const QString& model) {
     m_wantedModel = model;
     const int row = m_modelChoice->findData(model);
     m_modelChoice->setCurrentIndex(row < 0 ? 0 : row);
     applyFilters();
 }
 
-void ResultsPage::setVerdictFilterKey(const QString& key)
-{
-    const int row = m_verdict->findData(ResultsFilterProxy::verdictFilterKey(ResultsFilterProxy::verdictFilterFromKey(key)));
+void ResultsPage::setVerdictFilterKey(const QString& key) {
+    const int row = m_verdict->findData(
+        ResultsFilterProxy::verdictFilterKey(ResultsFilterProxy::verdictFilterFromKey(key)));
     m_verdict->setCurrentIndex(row < 0 ? 0 : row);
     applyFilters();
 }
 
-void ResultsPage::setSearchText(const QString& text)
-{
+void ResultsPage::setSearchText(const QString& text) {
     m_search->setText(text); // textChanged applies
     applyFilters();
 }
 
-void ResultsPage::showCellDetails(const QModelIndex& index)
-{
+void ResultsPage::showCellDetails(const QModelIndex& index) {
     if (!index.isValid()) {
         m_cellInfo->clear();
         return;
@@ -279,8 +273,7 @@ void ResultsPage::showCellDetails(const QModelIndex& index)
     m_cellInfo->setPlainText(index.data(Qt::ToolTipRole).toString());
 }
 
-void ResultsPage::persistFilters() const
-{
+void ResultsPage::persistFilters() const {
     QSettings settings;
     settings.setValue(QStringLiteral("results/level"), m_wantedLevel);
     settings.setValue(QStringLiteral("results/model"), m_wantedModel);
@@ -291,19 +284,18 @@ void ResultsPage::persistFilters() const
     settings.setValue(QStringLiteral("results/speedupMax"), m_speedupMax->value());
 }
 
-void ResultsPage::saveState(QSettings& settings) const
-{
+void ResultsPage::saveState(QSettings& settings) const {
     persistFilters();
     settings.setValue(QStringLiteral("results/splitter"), m_splitter->saveState());
 }
 
-void ResultsPage::restoreState(const QSettings& settings)
-{
+void ResultsPage::restoreState(const QSettings& settings) {
     m_splitter->restoreState(settings.value(QStringLiteral("results/splitter")).toByteArray());
     m_updatingChoices = true;
     m_wantedLevel = settings.value(QStringLiteral("results/level"), 0).toInt();
     m_wantedModel = settings.value(QStringLiteral("results/model")).toString();
-    const int verdictRow = m_verdict->findData(settings.value(QStringLiteral("results/verdict")).toString());
+    const int verdictRow =
+        m_verdict->findData(settings.value(QStringLiteral("results/verdict")).toString());
     m_verdict->setCurrentIndex(verdictRow < 0 ? 0 : verdictRow);
     m_search->setText(settings.value(QStringLiteral("results/search")).toString());
     m_flagged->setChecked(settings.value(QStringLiteral("results/flagged"), false).toBool());

@@ -41,16 +41,15 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     , m_skill(new QLineEdit(this))
     , m_backend(new QComboBox(this))
     , m_estimate(new QLabel(this))
-    , m_error(new QLabel(this))
-{
+    , m_error(new QLabel(this)) {
     setWindowTitle(tr("New run"));
     m_name->setPlaceholderText(tr("optional"));
     if (m_catalog) {
         for (const auto& s : m_catalog->suites)
             m_suite->addItem(QString::fromStdString(s.name), qint64(s.id));
         for (const auto& m : m_catalog->models) {
-            auto* item = new QStandardItem(QStringLiteral("%1 (%2)").arg(QString::fromStdString(m.name),
-                                                                         QString::fromStdString(m.providerName)));
+            auto* item = new QStandardItem(QStringLiteral("%1 (%2)").arg(
+                QString::fromStdString(m.name), QString::fromStdString(m.providerName)));
             item->setData(QString::fromStdString(m.name), Qt::UserRole);
             item->setCheckable(true);
             item->setEditable(false);
@@ -73,12 +72,15 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     m_samples->setRange(1, 100);
     for (const char* p : {"fp32", "fp16", "bf16"})
         m_precision->addItem(QString::fromLatin1(p));
-    m_precision->setToolTip(tr("Inputs and weights in this precision; tolerance 1e-4 for fp32, 1e-2 for fp16 and bf16"));
-    m_tf32->setToolTip(tr("Off by default: TF32 alone can pass a 1e-2 tolerance with large speedups; recorded with every number"));
+    m_precision->setToolTip(tr(
+        "Inputs and weights in this precision; tolerance 1e-4 for fp32, 1e-2 for fp16 and bf16"));
+    m_tf32->setToolTip(tr("Off by default: TF32 alone can pass a 1e-2 tolerance with large "
+                          "speedups; recorded with every number"));
     m_baseline->addItem(tr("eager"), int(BaselineMode::Eager));
     m_baseline->addItem(tr("eager + torch.compile"), int(BaselineMode::EagerAndCompile));
     m_baseline->setCurrentIndex(1);
-    for (const char* mode : {"default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"})
+    for (const char* mode :
+         {"default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"})
         m_compileMode->addItem(QString::fromLatin1(mode), QString::fromLatin1(mode));
     m_promptTemplate->addItem(tr("suite default (kernelbench for KernelBench suites)"), QString());
     for (const QString& name : engine::builtinPromptTemplates())
@@ -92,7 +94,8 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     m_maxTokens->setRange(1, 1000000);
     m_maxTokens->setSingleStep(1024);
     m_maxTokens->setValue(16384);
-    m_maxTokens->setToolTip(tr("Output tokens each model call may use (sent as the request's max_tokens)"));
+    m_maxTokens->setToolTip(
+        tr("Output tokens each model call may use (sent as the request's max_tokens)"));
     m_skill->setPlaceholderText(tr("default skill"));
     auto* browse = new QToolButton(this);
     browse->setText(QStringLiteral("…"));
@@ -132,7 +135,8 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     auto* background = buttons->addButton(tr("Run in background"), QDialogButtonBox::AcceptRole);
     buttons->addButton(QDialogButtonBox::Cancel);
     here->setToolTip(tr("For small runs: stops when this window closes (resume later)"));
-    background->setToolTip(tr("A separate kbstudio-cli process: keeps running when this window closes"));
+    background->setToolTip(
+        tr("A separate kbstudio-cli process: keeps running when this window closes"));
     background->setDefault(true);
 
     auto* layout = new QVBoxLayout(this);
@@ -145,13 +149,16 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     connect(background, &QPushButton::clicked, this, [this]() { finish(Start::InBackground); });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QToolButton::clicked, this, [this]() {
-        const QString file = QFileDialog::getOpenFileName(this, tr("Skill file"), {}, tr("Markdown (*.md);;All files (*)"));
+        const QString file = QFileDialog::getOpenFileName(this, tr("Skill file"), {},
+                                                          tr("Markdown (*.md);;All files (*)"));
         if (!file.isEmpty())
             m_skill->setText(file);
     });
-    for (auto* box : {m_suite, m_mode, m_precision, m_baseline, m_compileMode, m_promptTemplate, m_backend})
+    for (auto* box :
+         {m_suite, m_mode, m_precision, m_baseline, m_compileMode, m_promptTemplate, m_backend})
         connect(box, &QComboBox::currentIndexChanged, this, &RunLauncherDialog::updateEstimate);
-    connect(m_baseline, &QComboBox::currentIndexChanged, this, &RunLauncherDialog::updateModeFields);
+    connect(m_baseline, &QComboBox::currentIndexChanged, this,
+            &RunLauncherDialog::updateModeFields);
     connect(m_promptTemplate, &QComboBox::activated, this, [this](int index) {
         if (m_promptTemplate->itemData(index).toString() == QLatin1String("<choose a file>"))
             choosePromptFile();
@@ -161,15 +168,15 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     for (auto* check : m_levels)
         connect(check, &QCheckBox::toggled, this, &RunLauncherDialog::updateEstimate);
     connect(m_taskFilter, &QLineEdit::textChanged, this, &RunLauncherDialog::updateEstimate);
-    connect(m_modelItems, &QStandardItemModel::itemChanged, this, &RunLauncherDialog::updateEstimate);
+    connect(m_modelItems, &QStandardItemModel::itemChanged, this,
+            &RunLauncherDialog::updateEstimate);
     connect(m_mode, &QComboBox::currentIndexChanged, this, &RunLauncherDialog::updateModeFields);
     updateModeFields();
     updateEstimate();
     setMinimumWidth(560);
 }
 
-RunPlan RunLauncherDialog::plan() const
-{
+RunPlan RunLauncherDialog::plan() const {
     RunPlan p;
     p.name = m_name->text().trimmed();
     p.suiteId = m_suite->currentData().toLongLong();
@@ -200,25 +207,27 @@ RunPlan RunLauncherDialog::plan() const
     return p;
 }
 
-void RunLauncherDialog::setPlan(const RunPlan& p)
-{
+void RunLauncherDialog::setPlan(const RunPlan& p) {
     m_name->setText(p.name);
     m_suite->setCurrentIndex(std::max(0, m_suite->findData(qint64(p.suiteId))));
     for (int row = 0; row < m_modelItems->rowCount(); ++row) {
         auto* item = m_modelItems->item(row);
-        item->setCheckState(p.models.contains(item->data(Qt::UserRole).toString()) ? Qt::Checked : Qt::Unchecked);
+        item->setCheckState(p.models.contains(item->data(Qt::UserRole).toString()) ? Qt::Checked
+                                                                                   : Qt::Unchecked);
     }
     for (int l = 0; l < 4; ++l)
-        m_levels[static_cast<std::size_t>(l)]->setChecked(p.levels.isEmpty() || p.levels.contains(l + 1));
+        m_levels[static_cast<std::size_t>(l)]->setChecked(p.levels.isEmpty() ||
+                                                          p.levels.contains(l + 1));
     m_taskFilter->setText(p.taskFilter);
     m_mode->setCurrentIndex(std::max(0, m_mode->findData(p.mode)));
     m_samples->setValue(p.samples);
     m_precision->setCurrentText(p.precision);
     m_tf32->setChecked(p.tf32);
     const bool maxAutotune = p.baseline == BaselineMode::MaxAutotune;
-    m_baseline->setCurrentIndex(std::max(0, m_baseline->findData(int(maxAutotune ? BaselineMode::EagerAndCompile : p.baseline))));
-    m_compileMode->setCurrentIndex(
-        std::max(0, m_compileMode->findData(maxAutotune ? QStringLiteral("max-autotune") : p.compileMode)));
+    m_baseline->setCurrentIndex(std::max(
+        0, m_baseline->findData(int(maxAutotune ? BaselineMode::EagerAndCompile : p.baseline))));
+    m_compileMode->setCurrentIndex(std::max(
+        0, m_compileMode->findData(maxAutotune ? QStringLiteral("max-autotune") : p.compileMode)));
     setPromptTemplate(p.promptTemplate);
     m_turns->setValue(p.turns);
     m_maxTurns->setValue(p.maxTurns);
@@ -228,25 +237,24 @@ void RunLauncherDialog::setPlan(const RunPlan& p)
     updateEstimate();
 }
 
-void RunLauncherDialog::updateModeFields()
-{
+void RunLauncherDialog::updateModeFields() {
     const QString mode = m_mode->currentData().toString();
     m_turns->setEnabled(mode == engine::kModeMultiTurn);
     m_maxTurns->setEnabled(mode == engine::kModeAgent);
     m_skill->setEnabled(mode == engine::kModeAgent);
     m_promptTemplate->setEnabled(mode != engine::kModeAgent);
-    m_compileMode->setEnabled(static_cast<BaselineMode>(m_baseline->currentData().toInt()) != BaselineMode::Eager);
+    m_compileMode->setEnabled(static_cast<BaselineMode>(m_baseline->currentData().toInt()) !=
+                              BaselineMode::Eager);
 }
 
-void RunLauncherDialog::choosePromptFile()
-{
-    const QString file = QFileDialog::getOpenFileName(this, tr("Prompt template"), engine::promptsDir(),
-                                                      tr("Prompt templates (*.prompt *.txt *.md);;All files (*)"));
+void RunLauncherDialog::choosePromptFile() {
+    const QString file =
+        QFileDialog::getOpenFileName(this, tr("Prompt template"), engine::promptsDir(),
+                                     tr("Prompt templates (*.prompt *.txt *.md);;All files (*)"));
     setPromptTemplate(file);
 }
 
-void RunLauncherDialog::setPromptTemplate(const QString& nameOrFile)
-{
+void RunLauncherDialog::setPromptTemplate(const QString& nameOrFile) {
     int index = m_promptTemplate->findData(nameOrFile);
     if (index < 0) {
         // A file: listed before "File…" under its name, with the path as its data.
@@ -257,8 +265,7 @@ void RunLauncherDialog::setPromptTemplate(const QString& nameOrFile)
     m_promptTemplate->setCurrentIndex(index);
 }
 
-void RunLauncherDialog::updateEstimate()
-{
+void RunLauncherDialog::updateEstimate() {
     if (!m_catalog) {
         m_estimate->setText(tr("Open a database first."));
         return;
@@ -267,17 +274,16 @@ void RunLauncherDialog::updateEstimate()
     const RunEstimate e = estimateRun(*m_catalog, p);
     QString text = QStringLiteral("<b>%1</b>").arg(e.text().toHtmlEscaped());
     if (!e.notes.isEmpty())
-        text += QStringLiteral("<br/><small>%1</small>").arg(e.notes.join(QStringLiteral("; ")).toHtmlEscaped());
+        text += QStringLiteral("<br/><small>%1</small>")
+                    .arg(e.notes.join(QStringLiteral("; ")).toHtmlEscaped());
     m_estimate->setText(text);
 }
 
-QString RunLauncherDialog::estimateText() const
-{
+QString RunLauncherDialog::estimateText() const {
     return m_estimate->text();
 }
 
-QString RunLauncherDialog::validationError() const
-{
+QString RunLauncherDialog::validationError() const {
     if (!m_catalog)
         return tr("Open a database first.");
     QString error;
@@ -285,8 +291,7 @@ QString RunLauncherDialog::validationError() const
     return error;
 }
 
-void RunLauncherDialog::finish(Start start)
-{
+void RunLauncherDialog::finish(Start start) {
     const QString error = validationError();
     if (!error.isEmpty()) {
         m_error->setText(error);

@@ -1,12 +1,12 @@
 #pragma once
 // New run: models × suite/levels/task filter × mode × samples × precision × TF32 × baseline and
-// compile mode × prompt template × turns/output tokens × skill × backend, with a cost and time estimate before anything starts. The
-// run starts in this window (small runs) or in the background (a detached kbstudio-cli).
+// compile mode × prompt template × turns/output tokens × skill × backend, with a cost and time
+// estimate before anything starts. The run starts in this window (small runs) or in the background
+// (a detached kbstudio-cli).
 
 #include "data/runplan.h"
 
 #include <QDialog>
-
 #include <array>
 
 class QCheckBox;

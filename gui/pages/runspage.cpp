@@ -19,8 +19,7 @@ RunsPage::RunsPage(QWidget* parent)
     , m_model(new RunsModel(this))
     , m_proxy(new QSortFilterProxyModel(this))
     , m_view(new QTableView(this))
-    , m_summary(new QLabel(this))
-{
+    , m_summary(new QLabel(this)) {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(RunsModel::SortRole);
     m_view->setModel(m_proxy);
@@ -51,8 +50,7 @@ RunsPage::RunsPage(QWidget* parent)
     });
 }
 
-void RunsPage::setSnapshot(SnapshotPtr snapshot)
-{
+void RunsPage::setSnapshot(SnapshotPtr snapshot) {
     m_selecting = true;
     m_model->setSnapshot(snapshot);
     m_selecting = false;
@@ -60,7 +58,8 @@ void RunsPage::setSnapshot(SnapshotPtr snapshot)
         m_summary->clear();
         return;
     }
-    const QString runs = snapshot->runs.size() == 1 ? tr("1 run") : tr("%1 runs").arg(snapshot->runs.size());
+    const QString runs =
+        snapshot->runs.size() == 1 ? tr("1 run") : tr("%1 runs").arg(snapshot->runs.size());
     m_summary->setText(tr("%1, %2 attempts in %3")
                            .arg(runs)
                            .arg(snapshot->attemptCount())
@@ -78,28 +77,25 @@ void RunsPage::setSnapshot(SnapshotPtr snapshot)
     }
 }
 
-void RunsPage::selectRun(db::Id runId)
-{
+void RunsPage::selectRun(db::Id runId) {
     m_selecting = true;
     const int row = m_model->rowOfRun(runId);
     if (row < 0) {
         m_view->clearSelection();
     } else {
         const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
-        m_view->selectionModel()->setCurrentIndex(
-            index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                             QItemSelectionModel::Rows);
         m_view->scrollTo(index);
     }
     m_selecting = false;
 }
 
-void RunsPage::saveState(QSettings& settings) const
-{
+void RunsPage::saveState(QSettings& settings) const {
     settings.setValue(QStringLiteral("runs/header"), m_view->horizontalHeader()->saveState());
 }
 
-void RunsPage::restoreState(const QSettings& settings)
-{
+void RunsPage::restoreState(const QSettings& settings) {
     if (m_view->horizontalHeader()->restoreState(
             settings.value(QStringLiteral("runs/header")).toByteArray()))
         m_sized = true;

@@ -34,22 +34,20 @@ public:
     void refresh() { invalidateFilter(); }
 
 protected:
-    bool filterAcceptsRow(int row, const QModelIndex&) const override
-    {
+    bool filterAcceptsRow(int row, const QModelIndex&) const override {
         const auto* m = static_cast<const SuiteTasksModel*>(sourceModel());
         const TaskInfo* t = m->taskAt(row);
         if (!t || (level != 0 && t->task.level != level) || (flaggedOnly && !t->flagged()))
             return false;
         if (text.isEmpty())
             return true;
-        return QString::fromStdString(t->task.key).contains(text, Qt::CaseInsensitive)
-               || QString::fromStdString(t->task.name).contains(text, Qt::CaseInsensitive)
-               || t->ops.join(QLatin1Char(' ')).contains(text, Qt::CaseInsensitive);
+        return QString::fromStdString(t->task.key).contains(text, Qt::CaseInsensitive) ||
+               QString::fromStdString(t->task.name).contains(text, Qt::CaseInsensitive) ||
+               t->ops.join(QLatin1Char(' ')).contains(text, Qt::CaseInsensitive);
     }
 };
 
-TaskFilterProxy* filterOf(QSortFilterProxyModel* proxy)
-{
+TaskFilterProxy* filterOf(QSortFilterProxyModel* proxy) {
     return static_cast<TaskFilterProxy*>(proxy);
 }
 
@@ -71,8 +69,7 @@ SuitesPage::SuitesPage(QWidget* parent)
     , m_status(new QLabel(this))
     , m_empty(new QLabel(this))
     , m_splitter(new QSplitter(Qt::Horizontal, this))
-    , m_detailSplitter(new QSplitter(Qt::Vertical, this))
-{
+    , m_detailSplitter(new QSplitter(Qt::Vertical, this)) {
     m_suite->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_level->addItem(tr("All levels"), 0);
     for (int l = 1; l <= 4; ++l)
@@ -82,7 +79,8 @@ SuitesPage::SuitesPage(QWidget* parent)
     m_search->setPlaceholderText(tr("Search task, name or operator"));
     m_search->setClearButtonEnabled(true);
     auto* importButton = new QPushButton(tr("Import folder…"), this);
-    importButton->setToolTip(tr("A KernelBench problem folder (level1/, level2/, …) or a folder with suite.json"));
+    importButton->setToolTip(
+        tr("A KernelBench problem folder (level1/, level2/, …) or a folder with suite.json"));
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Suite:"), this));
@@ -129,7 +127,9 @@ SuitesPage::SuitesPage(QWidget* parent)
     auto* baselineBox = new QWidget(this);
     auto* baselineLayout = new QVBoxLayout(baselineBox);
     baselineLayout->setContentsMargins(0, 0, 0, 0);
-    baselineLayout->addWidget(new QLabel(tr("<b>Stored baselines</b> (median per device, torch version and settings)"), baselineBox));
+    baselineLayout->addWidget(
+        new QLabel(tr("<b>Stored baselines</b> (median per device, torch version and settings)"),
+                   baselineBox));
     baselineLayout->addWidget(m_baselineView, 1);
     m_detailSplitter->addWidget(detail);
     m_detailSplitter->addWidget(baselineBox);
@@ -144,8 +144,9 @@ SuitesPage::SuitesPage(QWidget* parent)
 
     m_status->setWordWrap(true);
     m_empty->setWordWrap(true);
-    m_empty->setText(tr("No suites yet. Import a KernelBench folder (Import folder…), or run the demo, which "
-                        "imports the sample suite."));
+    m_empty->setText(
+        tr("No suites yet. Import a KernelBench folder (Import folder…), or run the demo, which "
+           "imports the sample suite."));
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
@@ -153,9 +154,12 @@ SuitesPage::SuitesPage(QWidget* parent)
     layout->addWidget(m_splitter, 1);
     layout->addWidget(m_status);
 
-    connect(m_suite, &QComboBox::activated, this, [this]() { setSuite(m_suite->currentData().toLongLong()); });
-    connect(m_level, &QComboBox::activated, this, [this]() { setLevelFilter(m_level->currentData().toInt()); });
-    connect(m_flags, &QComboBox::activated, this, [this]() { setFlaggedOnly(m_flags->currentData().toBool()); });
+    connect(m_suite, &QComboBox::activated, this,
+            [this]() { setSuite(m_suite->currentData().toLongLong()); });
+    connect(m_level, &QComboBox::activated, this,
+            [this]() { setLevelFilter(m_level->currentData().toInt()); });
+    connect(m_flags, &QComboBox::activated, this,
+            [this]() { setFlaggedOnly(m_flags->currentData().toBool()); });
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
         filterOf(m_proxy)->text = text.trimmed();
         filterOf(m_proxy)->refresh();
@@ -166,8 +170,7 @@ SuitesPage::SuitesPage(QWidget* parent)
     setCatalog(nullptr);
 }
 
-void SuitesPage::fillSuites()
-{
+void SuitesPage::fillSuites() {
     const auto wanted = m_suite->currentData();
     m_suite->clear();
     m_suite->addItem(tr("All suites"), qint64(0));
@@ -181,61 +184,60 @@ void SuitesPage::fillSuites()
     m_suite->setCurrentIndex(row);
 }
 
-void SuitesPage::setCatalog(CatalogPtr catalog)
-{
+void SuitesPage::setCatalog(CatalogPtr catalog) {
     m_catalog = std::move(catalog);
     fillSuites();
     m_empty->setVisible(!m_catalog || m_catalog->suites.empty());
     setSuite(m_suite->currentData().toLongLong());
 }
 
-void SuitesPage::setSuite(db::Id suiteId)
-{
+void SuitesPage::setSuite(db::Id suiteId) {
     const int row = m_suite->findData(qint64(suiteId));
     if (row >= 0)
         m_suite->setCurrentIndex(row);
     m_tasks->setCatalog(m_catalog, suiteId);
     if (m_proxy->rowCount() > 0)
-        m_view->selectionModel()->setCurrentIndex(m_proxy->index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_view->selectionModel()->setCurrentIndex(
+            m_proxy->index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     else
         showTask({});
 }
 
-void SuitesPage::setLevelFilter(int level)
-{
+void SuitesPage::setLevelFilter(int level) {
     m_level->setCurrentIndex(std::max(0, m_level->findData(level)));
     filterOf(m_proxy)->level = level;
     filterOf(m_proxy)->refresh();
 }
 
-void SuitesPage::setFlaggedOnly(bool flagged)
-{
+void SuitesPage::setFlaggedOnly(bool flagged) {
     m_flags->setCurrentIndex(flagged ? 1 : 0);
     filterOf(m_proxy)->flaggedOnly = flagged;
     filterOf(m_proxy)->refresh();
 }
 
-void SuitesPage::selectTask(db::Id taskId)
-{
+void SuitesPage::selectTask(db::Id taskId) {
     const int row = m_tasks->rowOfTask(taskId);
     if (row < 0)
         return;
     const QModelIndex index = m_proxy->mapFromSource(m_tasks->index(row, 0));
     if (index.isValid())
-        m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                             QItemSelectionModel::Rows);
 }
 
-void SuitesPage::showTask(const QModelIndex& proxyIndex)
-{
-    const TaskInfo* t = proxyIndex.isValid() ? m_tasks->taskAt(m_proxy->mapToSource(proxyIndex).row()) : nullptr;
+void SuitesPage::showTask(const QModelIndex& proxyIndex) {
+    const TaskInfo* t =
+        proxyIndex.isValid() ? m_tasks->taskAt(m_proxy->mapToSource(proxyIndex).row()) : nullptr;
     if (!t) {
-        m_header->setText(m_catalog && !m_catalog->tasks.empty() ? tr("Select a task.") : QString());
+        m_header->setText(m_catalog && !m_catalog->tasks.empty() ? tr("Select a task.")
+                                                                 : QString());
         m_source->clear();
         m_baselines->setBaselines({});
         return;
     }
-    QString header = tr("<b>%1</b> — %2 · level %3").arg(QString::fromStdString(t->task.key).toHtmlEscaped(),
-                                                         QString::fromStdString(t->task.name).toHtmlEscaped())
+    QString header = tr("<b>%1</b> — %2 · level %3")
+                         .arg(QString::fromStdString(t->task.key).toHtmlEscaped(),
+                              QString::fromStdString(t->task.name).toHtmlEscaped())
                          .arg(t->task.level);
     if (!t->ops.isEmpty())
         header += tr("<br/>Operators: %1").arg(t->ops.join(QStringLiteral(", ")).toHtmlEscaped());
@@ -247,8 +249,7 @@ void SuitesPage::showTask(const QModelIndex& proxyIndex)
     m_baselines->setBaselines(m_catalog->baselinesOf(t->task));
 }
 
-QString SuitesPage::importFolder(const QString& folder)
-{
+QString SuitesPage::importFolder(const QString& folder) {
     if (m_databasePath.isEmpty())
         return tr("Open a database first.");
     QString summary;
@@ -260,39 +261,35 @@ QString SuitesPage::importFolder(const QString& folder)
     return error;
 }
 
-void SuitesPage::importWithDialog()
-{
-    const QString folder = folderDialogHook ? folderDialogHook()
-                                            : QFileDialog::getExistingDirectory(this, tr("Import a suite folder"));
+void SuitesPage::importWithDialog() {
+    const QString folder =
+        folderDialogHook ? folderDialogHook()
+                         : QFileDialog::getExistingDirectory(this, tr("Import a suite folder"));
     if (!folder.isEmpty())
         importFolder(folder);
 }
 
-QString SuitesPage::sourceText() const
-{
+QString SuitesPage::sourceText() const {
     return m_source->toPlainText();
 }
 
-QString SuitesPage::taskHeaderText() const
-{
+QString SuitesPage::taskHeaderText() const {
     return m_header->text();
 }
 
-QString SuitesPage::statusText() const
-{
+QString SuitesPage::statusText() const {
     return m_status->text();
 }
 
-void SuitesPage::saveState(QSettings& settings) const
-{
+void SuitesPage::saveState(QSettings& settings) const {
     settings.setValue(QStringLiteral("suites/splitter"), m_splitter->saveState());
     settings.setValue(QStringLiteral("suites/detailSplitter"), m_detailSplitter->saveState());
 }
 
-void SuitesPage::restoreState(const QSettings& settings)
-{
+void SuitesPage::restoreState(const QSettings& settings) {
     m_splitter->restoreState(settings.value(QStringLiteral("suites/splitter")).toByteArray());
-    m_detailSplitter->restoreState(settings.value(QStringLiteral("suites/detailSplitter")).toByteArray());
+    m_detailSplitter->restoreState(
+        settings.value(QStringLiteral("suites/detailSplitter")).toByteArray());
 }
 
 } // namespace kb::gui

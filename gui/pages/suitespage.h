@@ -6,7 +6,6 @@
 #include "data/catalog.h"
 
 #include <QWidget>
-
 #include <functional>
 
 class QComboBox;
@@ -30,7 +29,7 @@ public:
 
     void setDatabasePath(const QString& path) { m_databasePath = path; }
     void setCatalog(CatalogPtr catalog);
-    void setSuite(db::Id suiteId); // 0 = every suite
+    void setSuite(db::Id suiteId);  // 0 = every suite
     void setLevelFilter(int level); // 0 = every level
     void setFlaggedOnly(bool flagged);
     void selectTask(db::Id taskId);

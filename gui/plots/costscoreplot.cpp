@@ -7,42 +7,38 @@
 namespace kb::gui {
 
 CostScorePlot::CostScorePlot(QWidget* parent)
-    : QCustomPlot(parent)
-{
+    : QCustomPlot(parent) {
     setMinimumSize(240, 200);
     setWindowTitle(tr("Cost vs score"));
     rebuild();
 }
 
-void CostScorePlot::setSnapshot(SnapshotPtr snapshot, db::Id runId)
-{
+void CostScorePlot::setSnapshot(SnapshotPtr snapshot, db::Id runId) {
     m_snapshot = std::move(snapshot);
     m_runId = runId;
     rebuild();
 }
 
-void CostScorePlot::setMeasure(ScoreMeasure measure)
-{
+void CostScorePlot::setMeasure(ScoreMeasure measure) {
     m_measure = measure;
     rebuild();
 }
 
-void CostScorePlot::changeEvent(QEvent* event)
-{
+void CostScorePlot::changeEvent(QEvent* event) {
     QCustomPlot::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         rebuild();
 }
 
-void CostScorePlot::rebuild()
-{
+void CostScorePlot::rebuild() {
     clearGraphs();
     clearItems();
     applyPlotPalette(this, palette());
     m_data = m_snapshot ? costScorePoints(*m_snapshot, m_runId, m_measure) : CostScoreData{};
     xAxis->setLabel(m_data.inUsd ? tr("total cost (USD)") : tr("total tokens (no cost stored)"));
-    yAxis->setLabel(m_measure == ScoreMeasure::PassRate ? tr("pass rate (%, weighted overall)")
-                                                        : tr("fast_1 vs eager (%, weighted overall)"));
+    yAxis->setLabel(m_measure == ScoreMeasure::PassRate
+                        ? tr("pass rate (%, weighted overall)")
+                        : tr("fast_1 vs eager (%, weighted overall)"));
     double most = 0;
     for (std::size_t i = 0; i < m_data.points.size(); ++i) {
         const auto& point = m_data.points[i];
@@ -61,8 +57,8 @@ void CostScorePlot::rebuild()
         most = std::max(most, point.spend);
     }
     m_emptyText = m_data.points.empty() ? tr("no models in this scope")
-                  : most <= 0               ? tr("no tokens or cost recorded in this scope")
-                                            : QString();
+                  : most <= 0           ? tr("no tokens or cost recorded in this scope")
+                                        : QString();
     if (!m_emptyText.isEmpty())
         addEmptyStateText(this, m_emptyText);
     // Plain numbers while they stay short; token counts in the millions as powers of ten.

@@ -3,7 +3,6 @@
 // in scope, x = total cost in USD (tokens where no cost is stored), y = pass rate or fast_1.
 
 #include "data/plotdata.h"
-
 #include "qcp.h"
 
 namespace kb::gui {

@@ -5,48 +5,43 @@
 namespace kb::gui {
 
 FastPCurvePlot::FastPCurvePlot(QWidget* parent)
-    : QCustomPlot(parent)
-{
+    : QCustomPlot(parent) {
     setMinimumHeight(200);
     setWindowTitle(tr("fast_p curve"));
     rebuild();
 }
 
-void FastPCurvePlot::setSnapshot(SnapshotPtr snapshot, db::Id runId)
-{
+void FastPCurvePlot::setSnapshot(SnapshotPtr snapshot, db::Id runId) {
     m_snapshot = std::move(snapshot);
     m_runId = runId;
     rebuild();
 }
 
-void FastPCurvePlot::setBaseline(metrics::Baseline baseline)
-{
+void FastPCurvePlot::setBaseline(metrics::Baseline baseline) {
     m_baseline = baseline;
     rebuild();
 }
 
-void FastPCurvePlot::setLevel(int level)
-{
+void FastPCurvePlot::setLevel(int level) {
     m_level = level;
     rebuild();
 }
 
-void FastPCurvePlot::changeEvent(QEvent* event)
-{
+void FastPCurvePlot::changeEvent(QEvent* event) {
     QCustomPlot::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         rebuild();
 }
 
-void FastPCurvePlot::rebuild()
-{
+void FastPCurvePlot::rebuild() {
     clearGraphs();
     clearItems();
     applyPlotPalette(this, palette());
     m_curves = m_snapshot ? fastPCurves(*m_snapshot, m_runId, m_baseline, m_level)
                           : std::vector<FastPCurve>{};
-    xAxis->setLabel(m_baseline == metrics::Baseline::Eager ? tr("p (speedup threshold vs eager)")
-                                                            : tr("p (speedup threshold vs torch.compile)"));
+    xAxis->setLabel(m_baseline == metrics::Baseline::Eager
+                        ? tr("p (speedup threshold vs eager)")
+                        : tr("p (speedup threshold vs torch.compile)"));
     yAxis->setLabel(tr("fast_p (% of all tasks)"));
     for (std::size_t i = 0; i < m_curves.size(); ++i) {
         QCPGraph* graph = addGraph();

@@ -3,7 +3,6 @@
 // and more than p times faster than the baseline.
 
 #include "data/plotdata.h"
-
 #include "qcp.h"
 
 namespace kb::gui {

@@ -7,36 +7,31 @@
 namespace kb::gui {
 
 HeadToHeadPlot::HeadToHeadPlot(QWidget* parent)
-    : QCustomPlot(parent)
-{
+    : QCustomPlot(parent) {
     setMinimumSize(240, 200);
     setWindowTitle(tr("Head to head"));
     rebuild();
 }
 
-void HeadToHeadPlot::setComparison(ComparisonPtr comparison)
-{
+void HeadToHeadPlot::setComparison(ComparisonPtr comparison) {
     m_comparison = std::move(comparison);
     rebuild();
 }
 
-int HeadToHeadPlot::pointCount() const
-{
+int HeadToHeadPlot::pointCount() const {
     int n = 0;
     for (int i = 0; i < graphCount(); ++i)
         n += graph(i)->dataCount();
     return n;
 }
 
-void HeadToHeadPlot::changeEvent(QEvent* event)
-{
+void HeadToHeadPlot::changeEvent(QEvent* event) {
     QCustomPlot::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         rebuild();
 }
 
-void HeadToHeadPlot::rebuild()
-{
+void HeadToHeadPlot::rebuild() {
     clearGraphs();
     clearItems();
     applyPlotPalette(this, palette());
@@ -56,9 +51,10 @@ void HeadToHeadPlot::rebuild()
         QString name;
         QColor color;
     };
-    const Group groups[] = {{metrics::TaskComparison::Win, tr("%1 faster").arg(a), seriesColor(0)},
-                            {metrics::TaskComparison::Loss, tr("%1 faster").arg(b), seriesColor(1)},
-                            {metrics::TaskComparison::Tie, tr("tie"), palette().color(QPalette::PlaceholderText)}};
+    const Group groups[] = {
+        {metrics::TaskComparison::Win, tr("%1 faster").arg(a), seriesColor(0)},
+        {metrics::TaskComparison::Loss, tr("%1 faster").arg(b), seriesColor(1)},
+        {metrics::TaskComparison::Tie, tr("tie"), palette().color(QPalette::PlaceholderText)}};
     double lo = 0.5;
     double hi = 2.0;
     for (const auto& group : groups) {

@@ -4,7 +4,6 @@
 // diagonal are tasks where A is faster.
 
 #include "data/comparison.h"
-
 #include "qcp.h"
 
 namespace kb::gui {

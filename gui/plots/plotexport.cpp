@@ -11,13 +11,11 @@ namespace kb::gui {
 
 namespace {
 
-QString tr(const char* text)
-{
+QString tr(const char* text) {
     return QCoreApplication::translate("kb::gui::PlotExport", text);
 }
 
-bool saveSvg(QCustomPlot* plot, const QString& path, int width, int height)
-{
+bool saveSvg(QCustomPlot* plot, const QString& path, int width, int height) {
     QSvgGenerator generator;
     generator.setFileName(path);
     generator.setSize(QSize(width, height));
@@ -33,13 +31,11 @@ bool saveSvg(QCustomPlot* plot, const QString& path, int width, int height)
 
 } // namespace
 
-QString plotExportFilter()
-{
+QString plotExportFilter() {
     return tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)");
 }
 
-QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height)
-{
+QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height) {
     const int w = width > 0 ? width : plot->width();
     const int h = height > 0 ? height : plot->height();
     const QString suffix = QFileInfo(path).suffix().toLower();

@@ -8,8 +8,7 @@ namespace kb::gui {
 
 namespace {
 
-void styleAxis(QCPAxis* axis, const QPalette& palette)
-{
+void styleAxis(QCPAxis* axis, const QPalette& palette) {
     const QColor text = palette.color(QPalette::WindowText);
     QColor grid = text;
     grid.setAlphaF(0.18f);
@@ -27,8 +26,7 @@ void styleAxis(QCPAxis* axis, const QPalette& palette)
 
 } // namespace
 
-void applyPlotPalette(QCustomPlot* plot, const QPalette& palette)
-{
+void applyPlotPalette(QCustomPlot* plot, const QPalette& palette) {
     plot->setBackground(palette.color(QPalette::Base));
     for (QCPAxis* axis : plot->axisRect()->axes())
         styleAxis(axis, palette);
@@ -37,15 +35,13 @@ void applyPlotPalette(QCustomPlot* plot, const QPalette& palette)
     plot->legend->setTextColor(palette.color(QPalette::WindowText));
 }
 
-QColor seriesColor(int index)
-{
+QColor seriesColor(int index) {
     static const std::array<QRgb, 10> colors = {0x4e79a7, 0xf28e2b, 0x59a14f, 0xe15759, 0x76b7b2,
                                                 0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
     return QColor::fromRgb(colors[static_cast<std::size_t>(index) % colors.size()]);
 }
 
-void addEmptyStateText(QCustomPlot* plot, const QString& text)
-{
+void addEmptyStateText(QCustomPlot* plot, const QString& text) {
     auto* label = new QCPItemText(plot);
     label->position->setType(QCPItemPosition::ptAxisRectRatio);
     label->position->setAxisRect(plot->axisRect());
@@ -56,8 +52,7 @@ void addEmptyStateText(QCustomPlot* plot, const QString& text)
     label->setColor(plot->palette().color(QPalette::PlaceholderText));
 }
 
-QSharedPointer<QCPAxisTickerLog> log2Ticker()
-{
+QSharedPointer<QCPAxisTickerLog> log2Ticker() {
     QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
     ticker->setLogBase(2);
     ticker->setSubTickCount(0);

@@ -1,19 +1,16 @@
 #include "speedupdistributionplot.h"
 
+#include "metrics/stats.h"
 #include "plotstyle.h"
 
-#include "metrics/stats.h"
-
 #include <QStringList>
-
 #include <algorithm>
 #include <cmath>
 
 namespace kb::gui {
 
 SpeedupDistributionPlot::SpeedupDistributionPlot(QWidget* parent)
-    : QCustomPlot(parent)
-{
+    : QCustomPlot(parent) {
     setMinimumHeight(200);
     setWindowTitle(tr("Speedup distribution"));
     // The legend goes in a row of its own under the axes, where it can never hide a point.
@@ -26,32 +23,29 @@ SpeedupDistributionPlot::SpeedupDistributionPlot(QWidget* parent)
     rebuild();
 }
 
-void SpeedupDistributionPlot::setSnapshot(SnapshotPtr snapshot, db::Id runId)
-{
+void SpeedupDistributionPlot::setSnapshot(SnapshotPtr snapshot, db::Id runId) {
     m_snapshot = std::move(snapshot);
     m_runId = runId;
     rebuild();
 }
 
-void SpeedupDistributionPlot::setBaseline(metrics::Baseline baseline)
-{
+void SpeedupDistributionPlot::setBaseline(metrics::Baseline baseline) {
     m_baseline = baseline;
     rebuild();
 }
 
-void SpeedupDistributionPlot::changeEvent(QEvent* event)
-{
+void SpeedupDistributionPlot::changeEvent(QEvent* event) {
     QCustomPlot::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         rebuild();
 }
 
-void SpeedupDistributionPlot::rebuild()
-{
+void SpeedupDistributionPlot::rebuild() {
     clearGraphs();
     clearItems();
     applyPlotPalette(this, palette());
-    m_groups = m_snapshot ? speedupGroups(*m_snapshot, m_runId, m_baseline) : std::vector<SpeedupGroup>{};
+    m_groups =
+        m_snapshot ? speedupGroups(*m_snapshot, m_runId, m_baseline) : std::vector<SpeedupGroup>{};
 
     QStringList models;
     QList<int> levels;
@@ -78,7 +72,7 @@ void SpeedupDistributionPlot::rebuild()
     yAxis->setNumberFormat(QStringLiteral("g"));
     yAxis->setNumberPrecision(3);
     yAxis->setLabel(m_baseline == metrics::Baseline::Eager ? tr("speedup vs eager (log₂)")
-                                                            : tr("speedup vs torch.compile (log₂)"));
+                                                           : tr("speedup vs torch.compile (log₂)"));
 
     double lo = 0.5;
     double hi = 2.0;
@@ -95,8 +89,8 @@ void SpeedupDistributionPlot::rebuild()
         for (const auto& g : m_groups) {
             if (g.model != models[m])
                 continue;
-            const double centre = static_cast<double>(levels.indexOf(g.level)) - 0.4
-                                + slot * (static_cast<double>(m) + 0.5);
+            const double centre = static_cast<double>(levels.indexOf(g.level)) - 0.4 +
+                                  slot * (static_cast<double>(m) + 0.5);
             for (std::size_t i = 0; i < g.speedups.size(); ++i) {
                 // A small deterministic spread so equal speedups stay visible.
                 const double jitter = slot * 0.35 * (static_cast<double>(i % 7) - 3.0) / 3.0;

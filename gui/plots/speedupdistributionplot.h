@@ -3,7 +3,6 @@
 // log2 axis, grouped by level, with each group's median and the 1x line.
 
 #include "data/plotdata.h"
-
 #include "qcp.h"
 
 namespace kb::gui {

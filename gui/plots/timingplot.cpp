@@ -1,36 +1,31 @@
 #include "timingplot.h"
 
-#include "plotstyle.h"
-
 #include "data/format.h"
+#include "plotstyle.h"
 
 #include <algorithm>
 
 namespace kb::gui {
 
 TimingPlot::TimingPlot(QWidget* parent)
-    : QCustomPlot(parent)
-{
+    : QCustomPlot(parent) {
     setMinimumHeight(160);
     setWindowTitle(tr("Timing samples"));
     rebuild();
 }
 
-void TimingPlot::setSnapshot(AttemptDetailPtr detail)
-{
+void TimingPlot::setSnapshot(AttemptDetailPtr detail) {
     m_detail = std::move(detail);
     rebuild();
 }
 
-void TimingPlot::changeEvent(QEvent* event)
-{
+void TimingPlot::changeEvent(QEvent* event) {
     QCustomPlot::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         rebuild();
 }
 
-void TimingPlot::rebuild()
-{
+void TimingPlot::rebuild() {
     clearGraphs();
     clearItems();
     m_eagerMedian.reset();
@@ -45,9 +40,10 @@ void TimingPlot::rebuild()
         int index = 0;
         for (const auto& series : m_detail->timing) {
             QCPGraph* graph = addGraph();
-            graph->setName(tr("%1 (median %2)").arg(qs(series.kind), formatMilliseconds(series.medianMs)));
+            graph->setName(
+                tr("%1 (median %2)").arg(qs(series.kind), formatMilliseconds(series.medianMs)));
             const QColor color = series.kind == "candidate" ? seriesColor(0)
-                               : series.kind == "eager"     ? seriesColor(1)
+                                 : series.kind == "eager"   ? seriesColor(1)
                                                             : seriesColor(2 + index);
             graph->setPen(QPen(color));
             graph->setLineStyle(QCPGraph::lsNone);

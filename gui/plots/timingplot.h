@@ -3,7 +3,6 @@
 // per kind (candidate, eager, compile), with the eager median marked.
 
 #include "data/attemptdetailloader.h"
-
 #include "qcp.h"
 
 namespace kb::gui {

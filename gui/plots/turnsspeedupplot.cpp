@@ -9,8 +9,7 @@ namespace kb::gui {
 
 namespace {
 
-QSharedPointer<QCPAxisTickerFixed> wholeTicker()
-{
+QSharedPointer<QCPAxisTickerFixed> wholeTicker() {
     QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
     ticker->setTickStep(1.0);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
@@ -21,29 +20,25 @@ QSharedPointer<QCPAxisTickerFixed> wholeTicker()
 } // namespace
 
 TurnsSpeedupPlot::TurnsSpeedupPlot(QWidget* parent)
-    : QCustomPlot(parent)
-{
+    : QCustomPlot(parent) {
     setMinimumSize(240, 200);
     setWindowTitle(tr("Turns vs speedup"));
     rebuild();
 }
 
-void TurnsSpeedupPlot::setSnapshot(SnapshotPtr snapshot, db::Id runId)
-{
+void TurnsSpeedupPlot::setSnapshot(SnapshotPtr snapshot, db::Id runId) {
     m_snapshot = std::move(snapshot);
     m_runId = runId;
     rebuild();
 }
 
-void TurnsSpeedupPlot::changeEvent(QEvent* event)
-{
+void TurnsSpeedupPlot::changeEvent(QEvent* event) {
     QCustomPlot::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         rebuild();
 }
 
-void TurnsSpeedupPlot::rebuild()
-{
+void TurnsSpeedupPlot::rebuild() {
     clearGraphs();
     clearItems();
     applyPlotPalette(this, palette());

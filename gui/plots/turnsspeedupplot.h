@@ -3,7 +3,6 @@
 // and agent runs in scope, x = its number of turns, y = speedup vs eager on a log2 axis.
 
 #include "data/plotdata.h"
-
 #include "qcp.h"
 
 namespace kb::gui {

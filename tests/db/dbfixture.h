@@ -15,8 +15,7 @@ struct DbFixture {
     std::vector<db::Id> models;
     std::vector<db::Id> tasks;
 
-    DbFixture()
-    {
+    DbFixture() {
         db::CatalogRepository catalog(database.connection());
         const db::Id provider = catalog.upsertProvider({0, "demo", "demo", "", "{}"});
         for (const char* name : {"model-a", "model-b"}) {
@@ -39,8 +38,7 @@ struct DbFixture {
         tasks = catalog.upsertTasks(suite, rows);
     }
 
-    db::Id createRun(int samples = 1)
-    {
+    db::Id createRun(int samples = 1) {
         db::RunRow run;
         run.name = "r";
         run.suiteId = suite;

@@ -1,9 +1,8 @@
 #include "db/catalogrepository.h"
-#include "db/runrepository.h"
 #include "db/database.h"
+#include "db/runrepository.h"
 
 #include <QTest>
-
 #include <algorithm>
 
 using namespace kb::db;
@@ -11,8 +10,7 @@ using namespace kb::db;
 class TestCatalog : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void providerUpsertKeepsIdAndUpdates()
-    {
+    void providerUpsertKeepsIdAndUpdates() {
         Database d(":memory:");
         CatalogRepository c(d.connection());
         const Id a = c.upsertProvider({0, "p", "demo", "", "{}"});
@@ -23,8 +21,7 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(all[0].kind), QStringLiteral("openai"));
     }
 
-    void modelsJoinTheirProvider()
-    {
+    void modelsJoinTheirProvider() {
         Database d(":memory:");
         CatalogRepository c(d.connection());
         const Id p = c.upsertProvider({0, "demo", "demo", "", "{}"});
@@ -44,8 +41,7 @@ private Q_SLOTS:
         QCOMPARE(c.model(id)->name, std::string("demo-a"));
     }
 
-    void tasksUpsertInPlaceAndSortByLevel()
-    {
+    void tasksUpsertInPlaceAndSortByLevel() {
         Database d(":memory:");
         CatalogRepository c(d.connection());
         const Id s = c.upsertSuite({0, "suite", "", ""});
@@ -69,8 +65,7 @@ private Q_SLOTS:
         QCOMPARE(tasks[1].source, std::string("changed"));
     }
 
-    void invalidLevelIsRejectedAndNothingIsWritten()
-    {
+    void invalidLevelIsRejectedAndNothingIsWritten() {
         Database d(":memory:");
         CatalogRepository c(d.connection());
         const Id s = c.upsertSuite({0, "suite", "", ""});
@@ -83,8 +78,7 @@ private Q_SLOTS:
         QCOMPARE(c.tasks(s).size(), size_t(0));
     }
     // Issue: re-import rewrote tasks under finished runs. The run keeps the version it evaluated.
-    void reimportAfterARunKeepsTheEvaluatedVersion()
-    {
+    void reimportAfterARunKeepsTheEvaluatedVersion() {
         Database d(":memory:");
         CatalogRepository c(d.connection());
         const Id provider = c.upsertProvider({0, "demo", "demo", "", "{}"});
@@ -134,7 +128,8 @@ private Q_SLOTS:
         // New runs take the new version, which has not been validated.
         const auto current = c.tasks(s);
         QCOMPARE(current.size(), size_t(2));
-        const auto relu = std::find_if(current.begin(), current.end(), [](const TaskRow& t) { return t.key == "relu"; });
+        const auto relu = std::find_if(current.begin(), current.end(),
+                                       [](const TaskRow& t) { return t.key == "relu"; });
         QCOMPARE(relu->source, std::string("v2"));
         QCOMPARE(relu->version, 2);
         QCOMPARE(c.taskValidations(relu->id).size(), size_t(0));
@@ -148,8 +143,7 @@ private Q_SLOTS:
     }
 
     // Issue: duplicate task ids were counted twice and stored once.
-    void duplicateTaskIdsAreRefusedAndNothingIsWritten()
-    {
+    void duplicateTaskIdsAreRefusedAndNothingIsWritten() {
         Database d(":memory:");
         CatalogRepository c(d.connection());
         const Id s = c.upsertSuite({0, "suite", "", ""});
@@ -162,14 +156,14 @@ private Q_SLOTS:
             c.importTasks(s, rows);
             QFAIL("duplicate ids must be refused");
         } catch (const Error& e) {
-            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("'a' appears twice")), e.what());
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("'a' appears twice")),
+                     e.what());
         }
         QCOMPARE(c.tasks(s).size(), size_t(0));
     }
 
     // Issue: `run` on a user suite named `sample` overwrote it with the built-in one.
-    void aBuiltinSuiteNeverTakesAUsersSuite()
-    {
+    void aBuiltinSuiteNeverTakesAUsersSuite() {
         Database d(":memory:");
         CatalogRepository c(d.connection());
         const Id user = c.upsertSuite({0, "sample", "mine", "/home/me/suite"});
@@ -184,8 +178,7 @@ private Q_SLOTS:
         QCOMPARE(c.suiteByName("sample")->id, user);
     }
 
-    void aUsersSuiteNeverTakesABuiltinSuite()
-    {
+    void aUsersSuiteNeverTakesABuiltinSuite() {
         Database d(":memory:");
         CatalogRepository c(d.connection());
         const SuiteRow builtin = c.upsertBuiltinSuite({0, "sample", "shipped", ""});

@@ -11,7 +11,6 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <atomic>
 #include <latch>
 #include <thread>
@@ -23,10 +22,11 @@ class TestDbSafety : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    std::string path(const QString& name) const { return QString(m_dir.path() + QLatin1Char('/') + name).toStdString(); }
+    std::string path(const QString& name) const {
+        return QString(m_dir.path() + QLatin1Char('/') + name).toStdString();
+    }
 
-    static QByteArray fileHash(const std::string& p)
-    {
+    static QByteArray fileHash(const std::string& p) {
         QFile f(QString::fromStdString(p));
         if (!f.open(QIODevice::ReadOnly))
             return {};
@@ -34,8 +34,7 @@ private:
     }
 
     // A database of a few hundred pages, written back into the main file (no -wal left).
-    static void fill(const std::string& p)
-    {
+    static void fill(const std::string& p) {
         Database d(p);
         CatalogRepository catalog(d.connection());
         const Id suite = catalog.upsertSuite({0, "big", "", ""});
@@ -52,8 +51,7 @@ private:
         d.connection().exec("PRAGMA wal_checkpoint(TRUNCATE)");
     }
 
-    static void expectDamaged(const std::string& p, const QString& finding)
-    {
+    static void expectDamaged(const std::string& p, const QString& finding) {
         const QByteArray before = fileHash(p);
         try {
             Database d(p);
@@ -70,8 +68,7 @@ private:
 
 private Q_SLOTS:
     // Issue: "a database with its tail cut off is opened for writing".
-    void aDatabaseCutShortIsRefusedForWriting()
-    {
+    void aDatabaseCutShortIsRefusedForWriting() {
         const auto p = path(QStringLiteral("cut.kbdb"));
         fill(p);
         QFile f(QString::fromStdString(p));
@@ -80,8 +77,7 @@ private Q_SLOTS:
         expectDamaged(p, QStringLiteral("malformed"));
     }
 
-    void aDatabaseWithAnOverwrittenPageIsRefusedForWriting()
-    {
+    void aDatabaseWithAnOverwrittenPageIsRefusedForWriting() {
         const auto p = path(QStringLiteral("overwritten.kbdb"));
         fill(p);
         QFile f(QString::fromStdString(p));
@@ -94,14 +90,14 @@ private Q_SLOTS:
     }
 
     // Above the size where every page is checked on open, a file cut short is still refused.
-    void aLargeDatabaseCutShortIsRefusedForWriting()
-    {
+    void aLargeDatabaseCutShortIsRefusedForWriting() {
         const auto p = path(QStringLiteral("large-cut.kbdb"));
         {
             Database d(p);
             d.connection().exec("CREATE TABLE padding(x BLOB)");
-            d.connection().exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 80) "
-                                "INSERT INTO padding SELECT zeroblob(1024 * 1024) FROM n");
+            d.connection().exec(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 80) "
+                "INSERT INTO padding SELECT zeroblob(1024 * 1024) FROM n");
             d.connection().exec("PRAGMA wal_checkpoint(TRUNCATE)");
         }
         QFile f(QString::fromStdString(p));
@@ -110,8 +106,7 @@ private Q_SLOTS:
         expectDamaged(p, QStringLiteral("damaged"));
     }
 
-    void aDatabaseMissingATableOfItsSchemaIsRefused()
-    {
+    void aDatabaseMissingATableOfItsSchemaIsRefused() {
         const auto p = path(QStringLiteral("notable.kbdb"));
         {
             Database d(p);
@@ -121,8 +116,7 @@ private Q_SLOTS:
         expectDamaged(p, QStringLiteral("no table 'findings'"));
     }
 
-    void aDatabaseCutShortIsRefusedForReadingToo()
-    {
+    void aDatabaseCutShortIsRefusedForReadingToo() {
         const auto p = path(QStringLiteral("cut-read.kbdb"));
         fill(p);
         QFile f(QString::fromStdString(p));
@@ -136,8 +130,7 @@ private Q_SLOTS:
     }
 
     // Issue: two `run`s on a fresh database raced the schema upgrade ("duplicate column name").
-    void concurrentOpensOfAFreshDatabaseUpgradeItOnce()
-    {
+    void concurrentOpensOfAFreshDatabaseUpgradeItOnce() {
         constexpr int kOpeners = 6;
         for (int round = 0; round < 5; ++round) {
             const auto p = path(QStringLiteral("fresh-%1.kbdb").arg(round));
@@ -149,7 +142,8 @@ private Q_SLOTS:
                     start.arrive_and_wait();
                     try {
                         Database d(p);
-                        CatalogRepository(d.connection()).upsertProvider({0, "p" + std::to_string(i), "demo", "", "{}"});
+                        CatalogRepository(d.connection())
+                            .upsertProvider({0, "p" + std::to_string(i), "demo", "", "{}"});
                     } catch (const std::exception& e) {
                         errors[static_cast<size_t>(i)] = e.what();
                     }
@@ -160,7 +154,8 @@ private Q_SLOTS:
             for (const auto& e : errors)
                 QVERIFY2(e.empty(), e.c_str());
             Database d(p);
-            Statement q(d.connection(), "SELECT count(*), count(DISTINCT version) FROM schema_version");
+            Statement q(d.connection(),
+                        "SELECT count(*), count(DISTINCT version) FROM schema_version");
             QVERIFY(q.step());
             QCOMPARE(q.int64(0), static_cast<std::int64_t>(currentSchemaVersion()));
             QCOMPARE(q.int64(1), static_cast<std::int64_t>(currentSchemaVersion()));
@@ -168,8 +163,7 @@ private Q_SLOTS:
         }
     }
 
-    void theUpgradeLeavesForeignKeysOn()
-    {
+    void theUpgradeLeavesForeignKeysOn() {
         Database d(path(QStringLiteral("fk.kbdb")));
         Statement fk(d.connection(), "PRAGMA foreign_keys");
         QVERIFY(fk.step());

@@ -1,6 +1,5 @@
-#include "dbfixture.h"
-
 #include "db/evaluationrepository.h"
+#include "dbfixture.h"
 
 #include <QTest>
 
@@ -9,8 +8,7 @@ using namespace kb::db;
 class TestRuns : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void createRunMakesTheWholeMatrix()
-    {
+    void createRunMakesTheWholeMatrix() {
         kb::test::DbFixture f;
         const Id run = f.createRun(2);
         RunRepository runs(f.database.connection());
@@ -21,8 +19,7 @@ private Q_SLOTS:
         QCOMPARE(runs.run(run)->suiteName, std::string("s"));
     }
 
-    void runStatusStampsTimes()
-    {
+    void runStatusStampsTimes() {
         kb::test::DbFixture f;
         const Id run = f.createRun();
         RunRepository runs(f.database.connection());
@@ -38,16 +35,14 @@ private Q_SLOTS:
     }
 
     // Issue: a run over a damaged database evaluated nothing and was stored as "finished".
-    void aRunWithQueuedAttemptsIsNeverFinished_data()
-    {
+    void aRunWithQueuedAttemptsIsNeverFinished_data() {
         QTest::addColumn<QString>("leftState");
         QTest::newRow("queued") << QStringLiteral("queued");
         QTest::newRow("generating") << QStringLiteral("generating");
         QTest::newRow("building") << QStringLiteral("building");
         QTest::newRow("evaluating") << QStringLiteral("evaluating");
     }
-    void aRunWithQueuedAttemptsIsNeverFinished()
-    {
+    void aRunWithQueuedAttemptsIsNeverFinished() {
         QFETCH(QString, leftState);
         kb::test::DbFixture f;
         const Id run = f.createRun();
@@ -61,7 +56,8 @@ private Q_SLOTS:
             runs.setRunStatus(run, "finished");
             QFAIL("a run with an attempt not evaluated must not be marked finished");
         } catch (const RunNotFinishedError& e) {
-            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("not evaluated")), e.what());
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("not evaluated")),
+                     e.what());
         }
         QCOMPARE(runs.run(run)->status, std::string("running"));
         QVERIFY(!runs.run(run)->finishedAt);
@@ -73,8 +69,7 @@ private Q_SLOTS:
         QCOMPARE(runs.run(run)->status, std::string("finished"));
     }
 
-    void requeueRemovesPartialWork()
-    {
+    void requeueRemovesPartialWork() {
         kb::test::DbFixture f;
         const Id run = f.createRun();
         RunRepository runs(f.database.connection());
@@ -91,8 +86,7 @@ private Q_SLOTS:
         QCOMPARE(runs.requeueInterrupted(run), 0);
     }
 
-    void turnsSumIntoAttemptRows()
-    {
+    void turnsSumIntoAttemptRows() {
         kb::test::DbFixture f;
         const Id run = f.createRun();
         RunRepository runs(f.database.connection());
@@ -116,8 +110,7 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, runs.addTurn({0, a, 1, "p", "r", 0, 0, 0, ""}));
     }
 
-    void reviewIsRecordedAndValidated()
-    {
+    void reviewIsRecordedAndValidated() {
         kb::test::DbFixture f;
         const Id run = f.createRun();
         RunRepository runs(f.database.connection());
@@ -128,8 +121,7 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, runs.setReview(a + 1000, "accepted", ""));
     }
 
-    void attemptsOfAllRuns()
-    {
+    void attemptsOfAllRuns() {
         kb::test::DbFixture f;
         f.createRun();
         f.createRun();

@@ -13,10 +13,11 @@ class TestSchema : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    std::string path(const char* name) const { return QString(m_dir.path() + QLatin1Char('/') + QLatin1String(name)).toStdString(); }
+    std::string path(const char* name) const {
+        return QString(m_dir.path() + QLatin1Char('/') + QLatin1String(name)).toStdString();
+    }
 
-    static QByteArray fileHash(const std::string& p)
-    {
+    static QByteArray fileHash(const std::string& p) {
         QFile f(QString::fromStdString(p));
         if (!f.open(QIODevice::ReadOnly))
             return {};
@@ -24,15 +25,13 @@ private:
     }
 
 private Q_SLOTS:
-    void freshDatabaseIsMigratedToCurrent()
-    {
+    void freshDatabaseIsMigratedToCurrent() {
         Database d(path("fresh.kbdb"));
         QCOMPARE(d.schemaVersion(), currentSchemaVersion());
         QVERIFY(currentSchemaVersion() >= 1);
     }
 
-    void walAndForeignKeysAreOn()
-    {
+    void walAndForeignKeysAreOn() {
         Database d(path("pragmas.kbdb"));
         Statement jm(d.connection(), "PRAGMA journal_mode");
         QVERIFY(jm.step());
@@ -42,28 +41,41 @@ private Q_SLOTS:
         QCOMPARE(fk.int64(0), 1);
     }
 
-    void everyEntityHasATable_data()
-    {
+    void everyEntityHasATable_data() {
         QTest::addColumn<QString>("table");
-        for (const char* t : {"providers", "models", "suites", "tasks", "runs", "attempts", "turns",
-                              "candidates", "builds", "evaluations", "correctness_trials",
-                              "timing_series", "timing_samples", "baselines", "environments",
-                              "findings", "task_summaries", "imported_candidates", "turn_details",
+        for (const char* t : {"providers",
+                              "models",
+                              "suites",
+                              "tasks",
+                              "runs",
+                              "attempts",
+                              "turns",
+                              "candidates",
+                              "builds",
+                              "evaluations",
+                              "correctness_trials",
+                              "timing_series",
+                              "timing_samples",
+                              "baselines",
+                              "environments",
+                              "findings",
+                              "task_summaries",
+                              "imported_candidates",
+                              "turn_details",
                               "schema_version"})
             QTest::newRow(t) << QString::fromLatin1(t);
     }
-    void everyEntityHasATable()
-    {
+    void everyEntityHasATable() {
         QFETCH(QString, table);
         Database d(":memory:");
-        Statement q(d.connection(), "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name=?");
+        Statement q(d.connection(),
+                    "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name=?");
         q.bind(1, table.toStdString());
         QVERIFY(q.step());
         QCOMPARE(q.int64(0), 1);
     }
 
-    void reopeningDoesNotMigrateTwice()
-    {
+    void reopeningDoesNotMigrateTwice() {
         const auto p = path("reopen.kbdb");
         { Database d(p); }
         Database d(p);
@@ -72,12 +84,12 @@ private Q_SLOTS:
         QCOMPARE(q.int64(0), static_cast<std::int64_t>(currentSchemaVersion()));
     }
 
-    void newerSchemaIsRefusedAndLeftUntouched()
-    {
+    void newerSchemaIsRefusedAndLeftUntouched() {
         const auto p = path("newer.kbdb");
         {
             Database d(p);
-            d.connection().exec("INSERT INTO schema_version(version) VALUES (" + std::to_string(currentSchemaVersion() + 5) + ")");
+            d.connection().exec("INSERT INTO schema_version(version) VALUES (" +
+                                std::to_string(currentSchemaVersion() + 5) + ")");
             d.connection().exec("PRAGMA wal_checkpoint(TRUNCATE)");
         }
         const QByteArray before = fileHash(p);
@@ -91,18 +103,17 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(SchemaTooNewError, Database(p, Database::Access::ReadOnly));
     }
 
-    void unreadablePathGivesAClearError()
-    {
+    void unreadablePathGivesAClearError() {
         try {
             Database d(path("no/such/folder/x.kbdb"));
             QFAIL("must throw");
         } catch (const Error& e) {
-            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("cannot open database")), e.what());
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("cannot open database")),
+                     e.what());
         }
     }
 
-    void garbageFileIsNotADatabase()
-    {
+    void garbageFileIsNotADatabase() {
         const auto p = path("garbage.kbdb");
         QFile f(QString::fromStdString(p));
         QVERIFY(f.open(QIODevice::WriteOnly));
@@ -113,18 +124,17 @@ private Q_SLOTS:
             Database d(p);
             QFAIL("must throw");
         } catch (const Error& e) {
-            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("not a database")), e.what());
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("not a database")),
+                     e.what());
         }
         QCOMPARE(fileHash(p), before);
     }
 
-    void readOnlyOpenOfMissingFileFails()
-    {
+    void readOnlyOpenOfMissingFileFails() {
         QVERIFY_THROWS_EXCEPTION(Error, Database(path("missing.kbdb"), Database::Access::ReadOnly));
     }
 
-    void transactionRollsBackOnException()
-    {
+    void transactionRollsBackOnException() {
         Database d(":memory:");
         auto& c = d.connection();
         try {
@@ -139,8 +149,7 @@ private Q_SLOTS:
         QCOMPARE(q.int64(0), 0);
     }
 
-    void nestedTransactionRollsBackOnlyItsPart()
-    {
+    void nestedTransactionRollsBackOnlyItsPart() {
         Database d(":memory:");
         auto& c = d.connection();
         Transaction outer(c);
@@ -155,10 +164,10 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(q.text(0)), QStringLiteral("kept"));
     }
 
-    void foreignKeysAreEnforced()
-    {
+    void foreignKeysAreEnforced() {
         Database d(":memory:");
-        QVERIFY_THROWS_EXCEPTION(Error, d.connection().exec("INSERT INTO models(provider_id, name) VALUES (42, 'x')"));
+        QVERIFY_THROWS_EXCEPTION(
+            Error, d.connection().exec("INSERT INTO models(provider_id, name) VALUES (42, 'x')"));
     }
 };
 

@@ -14,9 +14,9 @@ struct CliResult {
     QString err;
 };
 
-inline CliResult runCli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
-                        int timeoutMs = 600000)
-{
+inline CliResult runCli(const QStringList& args,
+                        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
+                        int timeoutMs = 600000) {
     QProcess p;
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(KBSTUDIO_CLI), args);

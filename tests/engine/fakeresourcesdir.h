@@ -15,8 +15,7 @@ namespace kb::test {
 class FakeResources {
 public:
     // scripts: "model/task" -> script line, e.g. "correct 2.0", "segfault", "hang".
-    explicit FakeResources(const QMap<QString, QString>& scripts)
-    {
+    explicit FakeResources(const QMap<QString, QString>& scripts) {
         copyTree(QStringLiteral(KBSTUDIO_TEST_DATA_DIR "/fakeresources"), m_dir.path());
         QDir().mkpath(m_dir.path() + QStringLiteral("/demo"));
         QJsonArray models;
@@ -27,12 +26,15 @@ public:
             const QString task = it.key().section(QLatin1Char('/'), 1, 1);
             if (!seen.contains(model)) {
                 seen << model;
-                models.append(QJsonObject{{QStringLiteral("id"), model}, {QStringLiteral("label"), model}});
+                models.append(
+                    QJsonObject{{QStringLiteral("id"), model}, {QStringLiteral("label"), model}});
             }
             const QString file = model + QLatin1Char('_') + task + QStringLiteral(".py");
             QFile f(m_dir.path() + QStringLiteral("/demo/") + file);
             f.open(QIODevice::WriteOnly);
-            f.write(QStringLiteral("# SCRIPT: %1\nclass ModelNew:\n    pass\n").arg(it.value()).toUtf8());
+            f.write(QStringLiteral("# SCRIPT: %1\nclass ModelNew:\n    pass\n")
+                        .arg(it.value())
+                        .toUtf8());
             candidates.append(QJsonObject{{QStringLiteral("model"), model},
                                           {QStringLiteral("task"), task},
                                           {QStringLiteral("file"), file},
@@ -51,8 +53,7 @@ public:
     QString dbPath() const { return m_dir.path() + QStringLiteral("/test.kbdb"); }
 
 private:
-    static void copyTree(const QString& from, const QString& to)
-    {
+    static void copyTree(const QString& from, const QString& to) {
         QDir().mkpath(to);
         const QDir src(from);
         for (const auto& e : src.entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)) {

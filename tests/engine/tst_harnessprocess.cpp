@@ -13,8 +13,7 @@ class TestHarnessProcess : public QObject {
 private:
     QTemporaryDir m_res;
 
-    engine::HarnessOutcome runScript(const QByteArray& mainPy, int timeoutMs)
-    {
+    engine::HarnessOutcome runScript(const QByteArray& mainPy, int timeoutMs) {
         QDir().mkpath(m_res.path() + QStringLiteral("/harness/kbharness"));
         QFile f(m_res.path() + QStringLiteral("/harness/kbharness/__main__.py"));
         f.open(QIODevice::WriteOnly | QIODevice::Truncate);
@@ -32,8 +31,7 @@ private:
 private Q_SLOTS:
     void initTestCase() { qRegisterMetaType<engine::HarnessOutcome>(); }
 
-    void cleanExit()
-    {
+    void cleanExit() {
         const auto o = runScript("import sys\nprint('hello', sys.argv[1:])\n", 20000);
         QVERIFY(o.finished);
         QCOMPARE(o.exitCode, 0);
@@ -41,28 +39,33 @@ private Q_SLOTS:
         QVERIFY(o.stdoutTail.contains("evaluate"));
     }
 
-    void nonZeroExitCarriesTheLastErrorLine()
-    {
-        const auto o = runScript("import sys\nprint('first', file=sys.stderr)\nprint('the reason', file=sys.stderr)\nsys.exit(4)\n", 20000);
+    void nonZeroExitCarriesTheLastErrorLine() {
+        const auto o = runScript("import sys\nprint('first', file=sys.stderr)\nprint('the reason', "
+                                 "file=sys.stderr)\nsys.exit(4)\n",
+                                 20000);
         QCOMPARE(o.exitCode, 4);
         QVERIFY2(o.error.contains(QStringLiteral("code 4: the reason")), qPrintable(o.error));
     }
 
-    void segfaultIsNamed()
-    {
-        const auto o = runScript("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", 20000);
+    void segfaultIsNamed() {
+        const auto o =
+            runScript("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", 20000);
         QVERIFY(o.crashed);
         QVERIFY2(o.error.contains(QStringLiteral("SIGSEGV")), qPrintable(o.error));
     }
 
-    void hangIsKilledWithItsChildren()
-    {
+    void hangIsKilledWithItsChildren() {
         // The harness starts a grandchild that would outlive it; the whole group must go.
         QTemporaryDir marks;
-        const QByteArray script = "import subprocess, time, sys\n"
-                                  "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30); open(\"" + marks.path().toUtf8() + "/alive\", \"w\")'])\n"
-                                  "open('" + marks.path().toUtf8() + "/pid', 'w').write(str(p.pid))\n"
-                                  "time.sleep(60)\n";
+        const QByteArray script =
+            "import subprocess, time, sys\n"
+            "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30); open(\"" +
+            marks.path().toUtf8() +
+            "/alive\", \"w\")'])\n"
+            "open('" +
+            marks.path().toUtf8() +
+            "/pid', 'w').write(str(p.pid))\n"
+            "time.sleep(60)\n";
         QElapsedTimer t;
         t.start();
         const auto o = runScript(script, 1500);
@@ -73,18 +76,21 @@ private Q_SLOTS:
         QVERIFY(pidFile.open(QIODevice::ReadOnly));
         const QByteArray pid = pidFile.readAll().trimmed();
         // The grandchild is gone (or a zombie about to be reaped by init).
-        QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(QStringLiteral("/proc/") + QString::fromLatin1(pid))
-                                     || QFile(QStringLiteral("/proc/") + QString::fromLatin1(pid) + QStringLiteral("/status")).open(QIODevice::ReadOnly) == false
-                                     || [&] {
-                                            QFile st(QStringLiteral("/proc/") + QString::fromLatin1(pid) + QStringLiteral("/status"));
-                                            st.open(QIODevice::ReadOnly);
-                                            return st.readAll().contains("zombie");
-                                        }(),
-                                 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !QFile::exists(QStringLiteral("/proc/") + QString::fromLatin1(pid)) ||
+                QFile(QStringLiteral("/proc/") + QString::fromLatin1(pid) +
+                      QStringLiteral("/status"))
+                        .open(QIODevice::ReadOnly) == false ||
+                [&] {
+                    QFile st(QStringLiteral("/proc/") + QString::fromLatin1(pid) +
+                             QStringLiteral("/status"));
+                    st.open(QIODevice::ReadOnly);
+                    return st.readAll().contains("zombie");
+                }(),
+            5000);
     }
 
-    void missingInterpreterIsReported()
-    {
+    void missingInterpreterIsReported() {
         qputenv("KBSTUDIO_PYTHON", "/nonexistent/python3");
         engine::HarnessProcess p;
         QSignalSpy spy(&p, &engine::HarnessProcess::finished);

@@ -5,7 +5,6 @@
 // kind of change the triggers must follow, and after migration 4 fills the table of an older
 // database.
 #include "analysis/outcomes.h"
-
 #include "db/catalogrepository.h"
 #include "db/database.h"
 #include "db/runrepository.h"
@@ -13,7 +12,6 @@
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <cmath>
 #include <limits>
 #include <random>
@@ -23,27 +21,23 @@ using namespace kb;
 
 namespace {
 
-std::int64_t scalar(db::Connection& c, const std::string& sql)
-{
+std::int64_t scalar(db::Connection& c, const std::string& sql) {
     db::Statement q(c, sql);
     q.step();
     return q.int64(0);
 }
 
-QString str(const std::optional<double>& v)
-{
+QString str(const std::optional<double>& v) {
     return v ? QString::number(*v, 'g', 17) : QStringLiteral("n/a");
 }
 
-QString str(const std::optional<metrics::Interval>& v)
-{
+QString str(const std::optional<metrics::Interval>& v) {
     return v ? QStringLiteral("[%1, %2]").arg(v->low, 0, 'g', 17).arg(v->high, 0, 'g', 17)
              : QStringLiteral("n/a");
 }
 
 // The first difference between two cells, or an empty string. Doubles must match to the bit.
-QString cellDifference(const metrics::LeaderboardCell& a, const metrics::LeaderboardCell& b)
-{
+QString cellDifference(const metrics::LeaderboardCell& a, const metrics::LeaderboardCell& b) {
     QStringList diffs;
     const auto check = [&](const char* name, const QString& x, const QString& y) {
         if (x != y)
@@ -93,11 +87,13 @@ QString cellDifference(const metrics::LeaderboardCell& a, const metrics::Leaderb
     check("wallSeconds", num(a.wallSeconds), num(b.wallSeconds));
     if (diffs.isEmpty())
         return {};
-    return QStringLiteral("%1 L%2: %3").arg(QString::fromStdString(a.model)).arg(a.level).arg(diffs.join(QStringLiteral("; ")));
+    return QStringLiteral("%1 L%2: %3")
+        .arg(QString::fromStdString(a.model))
+        .arg(a.level)
+        .arg(diffs.join(QStringLiteral("; ")));
 }
 
-QString boardDifference(const metrics::Leaderboard& sql, const metrics::Leaderboard& rows)
-{
+QString boardDifference(const metrics::Leaderboard& sql, const metrics::Leaderboard& rows) {
     if (sql.models != rows.models)
         return QStringLiteral("models differ");
     if (sql.levels != rows.levels)
@@ -129,8 +125,7 @@ QString boardDifference(const metrics::Leaderboard& sql, const metrics::Leaderbo
 class VariedDatabase {
 public:
     explicit VariedDatabase(const std::string& path)
-        : database(path)
-    {
+        : database(path) {
         auto& c = database.connection();
         db::CatalogRepository catalog(c);
         const db::Id p1 = catalog.upsertProvider({0, "one", "demo", "", "{}"});
@@ -157,15 +152,14 @@ public:
             }
             return std::make_pair(id, catalog.upsertTasks(id, rows));
         };
-        suites.push_back(suite("s1", {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 2}, {"e", 2},
-                                      {"f", 3}, {"g", 4}}));
+        suites.push_back(
+            suite("s1", {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 2}, {"e", 2}, {"f", 3}, {"g", 4}}));
         suites.push_back(suite("s2", {{"a", 1}, {"h", 2}, {"i", 3}}));
     }
 
     // A run of the given models on the tasks of a suite, finished at random.
     db::Id addRun(std::size_t suiteIndex, const std::vector<db::Id>& runModels, int samples,
-                  bool insertFinished)
-    {
+                  bool insertFinished) {
         auto& c = database.connection();
         const auto& [suiteId, taskIds] = suites.at(suiteIndex);
         db::RunRow run;
@@ -179,15 +173,23 @@ public:
             return id;
         }
         const db::Id id = repo.createRun(run, runModels, {}, samples);
-        db::Statement ins(c, "INSERT INTO attempts(run_id, model_id, task_id, sample_index, verdict, "
-                             "suspicious, review, speedup_eager, speedup_compile) "
-                             "VALUES (?,?,?,?,?,?,?,?,?)");
+        db::Statement ins(c,
+                          "INSERT INTO attempts(run_id, model_id, task_id, sample_index, verdict, "
+                          "suspicious, review, speedup_eager, speedup_compile) "
+                          "VALUES (?,?,?,?,?,?,?,?,?)");
         for (db::Id model : runModels) {
             for (db::Id task : taskIds) {
                 for (int k = 0; k < samples; ++k) {
                     const auto v = randomValues(levelOf(task));
-                    ins.bind(1, id).bind(2, model).bind(3, task).bind(4, k).bind(5, v.verdict)
-                        .bind(6, v.suspicious).bind(7, v.review).bind(8, v.eager).bind(9, v.compile);
+                    ins.bind(1, id)
+                        .bind(2, model)
+                        .bind(3, task)
+                        .bind(4, k)
+                        .bind(5, v.verdict)
+                        .bind(6, v.suspicious)
+                        .bind(7, v.review)
+                        .bind(8, v.eager)
+                        .bind(9, v.compile);
                     ins.exec();
                     addTurns(c.lastInsertId());
                 }
@@ -196,17 +198,21 @@ public:
         return id;
     }
 
-    void finish(db::Id attempt)
-    {
+    void finish(db::Id attempt) {
         auto& c = database.connection();
-        db::Statement level(c, "SELECT t.level FROM attempts a JOIN tasks t ON t.id = a.task_id WHERE a.id = ?");
+        db::Statement level(
+            c, "SELECT t.level FROM attempts a JOIN tasks t ON t.id = a.task_id WHERE a.id = ?");
         level.bind(1, attempt);
         level.step();
         const auto v = randomValues(level.int32(0));
         db::Statement up(c, "UPDATE attempts SET status = 'done', verdict = ?, suspicious = ?, "
                             "review = ?, speedup_eager = ?, speedup_compile = ? WHERE id = ?");
-        up.bind(1, v.verdict).bind(2, v.suspicious).bind(3, v.review).bind(4, v.eager)
-            .bind(5, v.compile).bind(6, attempt);
+        up.bind(1, v.verdict)
+            .bind(2, v.suspicious)
+            .bind(3, v.review)
+            .bind(4, v.eager)
+            .bind(5, v.compile)
+            .bind(6, attempt);
         up.exec();
         addTurns(attempt);
     }
@@ -227,16 +233,14 @@ private:
 
     int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); }
 
-    int levelOf(db::Id task)
-    {
+    int levelOf(db::Id task) {
         db::Statement q(database.connection(), "SELECT level FROM tasks WHERE id = ?");
         q.bind(1, task);
         q.step();
         return q.int32(0);
     }
 
-    std::optional<double> speedup()
-    {
+    std::optional<double> speedup() {
         static const double odd[] = {0.0, -1.0, std::numeric_limits<double>::infinity(), 1.0, 1.05};
         switch (pick(6)) {
         case 0:
@@ -248,11 +252,10 @@ private:
         }
     }
 
-    Values randomValues(int level)
-    {
-        static const char* verdicts[] = {"pending", "correct", "incorrect", "build_error",
-                                         "runtime_error", "timeout", "rejected",
-                                         "invalid_candidate", "no_candidate", "harness_error"};
+    Values randomValues(int level) {
+        static const char* verdicts[] = {
+            "pending", "correct",  "incorrect",         "build_error",  "runtime_error",
+            "timeout", "rejected", "invalid_candidate", "no_candidate", "harness_error"};
         Values v;
         v.verdict = pick(3) == 0 ? verdicts[pick(10)] : "correct";
         v.suspicious = pick(4) == 0;
@@ -265,8 +268,7 @@ private:
         return v;
     }
 
-    void addTurns(db::Id attempt)
-    {
+    void addTurns(db::Id attempt) {
         db::RunRepository repo(database.connection());
         const int turns = pick(4);
         for (int i = 0; i < turns; ++i) {
@@ -287,13 +289,11 @@ class TestLeaderboardSql : public QObject {
 
     QTemporaryDir m_dir;
 
-    std::string path(const char* name) const
-    {
+    std::string path(const char* name) const {
         return QString(m_dir.path() + QLatin1Char('/') + QLatin1String(name)).toStdString();
     }
 
-    static void compareAll(db::Connection& c)
-    {
+    static void compareAll(db::Connection& c) {
         std::vector<db::Id> runs{0};
         for (const auto& run : db::RunRepository(c).runs())
             runs.push_back(run.id);
@@ -305,8 +305,7 @@ class TestLeaderboardSql : public QObject {
         }
     }
 
-    static void fill(VariedDatabase& d)
-    {
+    static void fill(VariedDatabase& d) {
         const auto& m = d.models;
         d.addRun(0, {m[0], m[1], m[2]}, 3, false);
         d.addRun(0, {m[0], m[3]}, 1, true);
@@ -316,20 +315,25 @@ class TestLeaderboardSql : public QObject {
     }
 
 private Q_SLOTS:
-    void sqlLeaderboardEqualsRowByRow()
-    {
+    void sqlLeaderboardEqualsRowByRow() {
         VariedDatabase d(path("varied.kbdb"));
         fill(d);
         auto& c = d.database.connection();
         // The data covers what it must: every verdict, each review of suspicious attempts,
         // unusable and usable speedups, attempts without turns.
         QCOMPARE(scalar(c, "SELECT count(DISTINCT verdict) FROM attempts"), 10);
-        QVERIFY(scalar(c, "SELECT count(*) FROM attempts WHERE suspicious AND review = 'accepted'") > 0);
-        QVERIFY(scalar(c, "SELECT count(*) FROM attempts WHERE suspicious AND review = 'rejected'") > 0);
-        QVERIFY(scalar(c, "SELECT count(*) FROM attempts WHERE suspicious AND review = 'none' AND verdict = 'correct'") > 0);
+        QVERIFY(
+            scalar(c, "SELECT count(*) FROM attempts WHERE suspicious AND review = 'accepted'") >
+            0);
+        QVERIFY(
+            scalar(c, "SELECT count(*) FROM attempts WHERE suspicious AND review = 'rejected'") >
+            0);
+        QVERIFY(scalar(c, "SELECT count(*) FROM attempts WHERE suspicious AND review = 'none' AND "
+                          "verdict = 'correct'") > 0);
         QVERIFY(scalar(c, "SELECT count(*) FROM attempts WHERE speedup_eager >= 9e999") > 0);
         QVERIFY(scalar(c, "SELECT count(*) FROM attempts WHERE speedup_compile <= 0") > 0);
-        QVERIFY(scalar(c, "SELECT count(*) FROM attempts a WHERE NOT EXISTS (SELECT 1 FROM turns WHERE attempt_id = a.id)") > 0);
+        QVERIFY(scalar(c, "SELECT count(*) FROM attempts a WHERE NOT EXISTS (SELECT 1 FROM turns "
+                          "WHERE attempt_id = a.id)") > 0);
         QVERIFY(scalar(c, "SELECT count(*) FROM turns") > 100);
 
         const auto all = engine::leaderboardFor(c, 0);
@@ -341,8 +345,7 @@ private Q_SLOTS:
         compareAll(c);
     }
 
-    void summariesFollowEveryChange()
-    {
+    void summariesFollowEveryChange() {
         VariedDatabase d(path("changes.kbdb"));
         fill(d);
         auto& c = d.database.connection();
@@ -358,12 +361,16 @@ private Q_SLOTS:
         c.exec("UPDATE attempts SET verdict = 'timeout' WHERE id % 7 = 2");
         compareAll(c);
         // Speedup intervals and noisy flags (schema 7): fast_p compares their lower bounds.
-        c.exec("INSERT INTO attempt_timing(attempt_id, speedup_eager_low, speedup_eager_high, noisy_eager) "
-               "SELECT id, speedup_eager * 0.97, speedup_eager * 1.03, id % 2 FROM attempts WHERE id % 3 = 1");
+        c.exec("INSERT INTO attempt_timing(attempt_id, speedup_eager_low, speedup_eager_high, "
+               "noisy_eager) "
+               "SELECT id, speedup_eager * 0.97, speedup_eager * 1.03, id % 2 FROM attempts WHERE "
+               "id % 3 = 1");
         compareAll(c);
         c.exec("INSERT INTO attempt_timing(attempt_id, speedup_compile_low, speedup_compile_high) "
-               "SELECT id, speedup_compile * 0.9, speedup_compile * 1.1 FROM attempts WHERE id % 5 = 3 "
-               "ON CONFLICT(attempt_id) DO UPDATE SET speedup_compile_low = excluded.speedup_compile_low, "
+               "SELECT id, speedup_compile * 0.9, speedup_compile * 1.1 FROM attempts WHERE id % 5 "
+               "= 3 "
+               "ON CONFLICT(attempt_id) DO UPDATE SET speedup_compile_low = "
+               "excluded.speedup_compile_low, "
                "speedup_compile_high = excluded.speedup_compile_high");
         c.exec("DELETE FROM attempt_timing WHERE attempt_id % 7 = 0");
         compareAll(c);
@@ -372,10 +379,12 @@ private Q_SLOTS:
         c.exec("UPDATE turns SET input_tokens = input_tokens + 1000 WHERE id % 4 = 0");
         c.exec("UPDATE turns SET attempt_id = attempt_id + 1 WHERE id % 11 = 0 AND "
                "NOT EXISTS (SELECT 1 FROM turns u WHERE u.attempt_id = turns.attempt_id + 1 "
-               "AND u.turn_index = turns.turn_index) AND attempt_id + 1 <= (SELECT max(id) FROM attempts)");
+               "AND u.turn_index = turns.turn_index) AND attempt_id + 1 <= (SELECT max(id) FROM "
+               "attempts)");
         compareAll(c);
         // Interrupted attempts put back in the queue lose what they had produced.
-        c.exec("UPDATE attempts SET status = 'evaluating' WHERE run_id = " + std::to_string(runs.back().id));
+        c.exec("UPDATE attempts SET status = 'evaluating' WHERE run_id = " +
+               std::to_string(runs.back().id));
         QVERIFY(repo.requeueInterrupted(runs.back().id) > 0);
         compareAll(c);
         // An attempt moved to another task, single attempts deleted, a whole run deleted.
@@ -384,18 +393,21 @@ private Q_SLOTS:
         c.exec("DELETE FROM attempts WHERE id % 13 = 0");
         c.exec("DELETE FROM runs WHERE id = " + std::to_string(runs.front().id));
         compareAll(c);
-        QCOMPARE(scalar(c, "SELECT count(*) FROM task_summaries WHERE run_id = " + std::to_string(runs.front().id)), 0);
+        QCOMPARE(scalar(c, "SELECT count(*) FROM task_summaries WHERE run_id = " +
+                               std::to_string(runs.front().id)),
+                 0);
         // No summary without attempts, and the sums match the attempts exactly.
-        QCOMPARE(scalar(c, "SELECT sum(attempts) FROM task_summaries"), scalar(c, "SELECT count(*) FROM attempts"));
-        QCOMPARE(scalar(c, "SELECT sum(turns) FROM task_summaries"), scalar(c, "SELECT count(*) FROM turns"));
+        QCOMPARE(scalar(c, "SELECT sum(attempts) FROM task_summaries"),
+                 scalar(c, "SELECT count(*) FROM attempts"));
+        QCOMPARE(scalar(c, "SELECT sum(turns) FROM task_summaries"),
+                 scalar(c, "SELECT count(*) FROM turns"));
         // Everything deleted: no row left behind.
         c.exec("DELETE FROM runs");
         QCOMPARE(scalar(c, "SELECT count(*) FROM task_summaries"), 0);
         QCOMPARE(engine::leaderboardFor(c, 0).cells.size(), std::size_t(0));
     }
 
-    void migrationFillsSummariesOfAnOlderDatabase()
-    {
+    void migrationFillsSummariesOfAnOlderDatabase() {
         const auto p = path("older.kbdb");
         {
             VariedDatabase d(p);
@@ -404,11 +416,13 @@ private Q_SLOTS:
             auto& c = d.database.connection();
             std::vector<std::string> triggers;
             {
-                db::Statement q(c, "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'task_summaries%'");
+                db::Statement q(c, "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name "
+                                   "LIKE 'task_summaries%'");
                 while (q.step())
                     triggers.push_back(q.text(0));
             }
-            QCOMPARE(triggers.size(), std::size_t(10)); // 7 of schema 4, 3 more on attempt_timing (7)
+            QCOMPARE(triggers.size(),
+                     std::size_t(10)); // 7 of schema 4, 3 more on attempt_timing (7)
             for (const auto& t : triggers)
                 c.exec("DROP TRIGGER " + t);
             c.exec("DROP TABLE task_summaries");

@@ -2,12 +2,10 @@
 // scripted harness stand-in, and the request the engine sent (paths and the secret seed
 // normalised) must equal a golden request document. The prompt template reaches the model.
 #include "../report/goldenfile.h"
-#include "fakeresourcesdir.h"
-
-#include "run/runengine.h"
-
 #include "db/evaluationrepository.h"
 #include "db/runrepository.h"
+#include "fakeresourcesdir.h"
+#include "run/runengine.h"
 
 #include <QDir>
 #include <QFile>
@@ -15,7 +13,6 @@
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTest>
-
 #include <functional>
 
 using namespace kb;
@@ -37,8 +34,7 @@ _sys.stdin = _io.StringIO(_raw)
 
 using Configure = std::function<void(engine::RunSpec&)>;
 
-QByteArray normalised(const QByteArray& raw)
-{
+QByteArray normalised(const QByteArray& raw) {
     QJsonObject o = QJsonDocument::fromJson(raw).object();
     for (const char* key : {"task_path", "candidate_path", "build_dir", "build_root"}) {
         if (o.contains(QLatin1String(key)))
@@ -56,23 +52,28 @@ Q_DECLARE_METATYPE(Configure)
 class TestRequestSettings : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void settingReachesTheHarness_data()
-    {
+    void settingReachesTheHarness_data() {
         QTest::addColumn<Configure>("configure");
         QTest::addColumn<QString>("golden");
-        QTest::newRow("defaults: fp32, 1e-4") << Configure([](engine::RunSpec&) {}) << "request_fp32.json";
-        QTest::newRow("fp16: 1e-2") << Configure([](engine::RunSpec& s) { s.settings.setPrecision(QStringLiteral("fp16")); })
-                                    << "request_fp16.json";
-        QTest::newRow("bf16: 1e-2") << Configure([](engine::RunSpec& s) { s.settings.setPrecision(QStringLiteral("bf16")); })
-                                    << "request_bf16.json";
+        QTest::newRow("defaults: fp32, 1e-4")
+            << Configure([](engine::RunSpec&) {}) << "request_fp32.json";
+        QTest::newRow("fp16: 1e-2") << Configure([](engine::RunSpec& s) {
+            s.settings.setPrecision(QStringLiteral("fp16"));
+        }) << "request_fp16.json";
+        QTest::newRow("bf16: 1e-2") << Configure([](engine::RunSpec& s) {
+            s.settings.setPrecision(QStringLiteral("bf16"));
+        }) << "request_bf16.json";
         // The GUI sets the field directly: the tolerance still follows the precision.
-        QTest::newRow("bf16 set directly") << Configure([](engine::RunSpec& s) { s.settings.precision = QStringLiteral("bf16"); })
-                                           << "request_bf16.json";
+        QTest::newRow("bf16 set directly")
+            << Configure([](engine::RunSpec& s) { s.settings.precision = QStringLiteral("bf16"); })
+            << "request_bf16.json";
         QTest::newRow("fp16, explicit tolerance") << Configure([](engine::RunSpec& s) {
             s.settings.setPrecision(QStringLiteral("fp16"));
             s.settings.setTolerance(2e-3, 5e-4);
         }) << "request_fp16_explicit.json";
-        QTest::newRow("tf32 on") << Configure([](engine::RunSpec& s) { s.settings.allowTf32 = true; }) << "request_tf32.json";
+        QTest::newRow("tf32 on") << Configure([](engine::RunSpec& s) {
+            s.settings.allowTf32 = true;
+        }) << "request_tf32.json";
         QTest::newRow("compile max-autotune") << Configure([](engine::RunSpec& s) {
             s.settings.compileBaseline = true;
             s.settings.compileMode = QStringLiteral("max-autotune");
@@ -83,8 +84,7 @@ private Q_SLOTS:
         }) << "request_compile_reduce_overhead.json";
     }
 
-    void settingReachesTheHarness()
-    {
+    void settingReachesTheHarness() {
         QFETCH(Configure, configure);
         QFETCH(QString, golden);
         test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("correct 2.0")}});
@@ -131,16 +131,19 @@ private Q_SLOTS:
                  }()));
     }
 
-    void promptTemplateReachesTheModel_data()
-    {
+    void promptTemplateReachesTheModel_data() {
         QTest::addColumn<QString>("chosen");
         QTest::addColumn<QString>("expectedName");
         QTest::addColumn<QString>("marker");
-        QTest::newRow("suite default (sample: kbstudio)") << "" << "kbstudio" << "You write high-performance C++ CPU kernels";
-        QTest::newRow("kernelbench") << "kernelbench" << "kernelbench" << "scaled_silu_kernel";
+        QTest::newRow("suite default (sample: kbstudio)")
+            << ""
+            << "kbstudio"
+            << "You write high-performance C++ CPU kernels";
+        QTest::newRow("kernelbench") << "kernelbench"
+                                     << "kernelbench"
+                                     << "scaled_silu_kernel";
     }
-    void promptTemplateReachesTheModel()
-    {
+    void promptTemplateReachesTheModel() {
         QFETCH(QString, chosen);
         QFETCH(QString, expectedName);
         QFETCH(QString, marker);
@@ -157,13 +160,16 @@ private Q_SLOTS:
         const db::Id run = e.createRun(spec);
         auto& c = e.database().connection();
         const auto row = db::RunRepository(c).run(run);
-        const QJsonObject generation = QJsonDocument::fromJson(QByteArray::fromStdString(row->settingsJson))
-                                           .object()
-                                           .value(QStringLiteral("generation"))
-                                           .toObject();
+        const QJsonObject generation =
+            QJsonDocument::fromJson(QByteArray::fromStdString(row->settingsJson))
+                .object()
+                .value(QStringLiteral("generation"))
+                .toObject();
         QCOMPARE(generation.value(QStringLiteral("prompt_template")).toString(), expectedName);
         QCOMPARE(generation.value(QStringLiteral("prompt_template_sha256")).toString().size(), 64);
-        QVERIFY(generation.value(QStringLiteral("prompt_template_text")).toString().contains(QStringLiteral("{task_source}")));
+        QVERIFY(generation.value(QStringLiteral("prompt_template_text"))
+                    .toString()
+                    .contains(QStringLiteral("{task_source}")));
         QSignalSpy done(&e, &engine::RunEngine::runFinished);
         e.start(run);
         QVERIFY(done.wait(60000));

@@ -4,7 +4,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,50 +11,52 @@
 using namespace kb;
 
 namespace {
-QJsonObject trials(int n, bool passed = true)
-{
+QJsonObject trials(int n, bool passed = true) {
     QJsonArray a;
     for (int i = 0; i < n; ++i)
-        a.append(QJsonObject{{QStringLiteral("index"), i}, {QStringLiteral("passed"), passed},
-                             {QStringLiteral("max_abs_error"), 1e-6 * (i + 1)}, {QStringLiteral("max_rel_error"), 1e-5}});
+        a.append(QJsonObject{{QStringLiteral("index"), i},
+                             {QStringLiteral("passed"), passed},
+                             {QStringLiteral("max_abs_error"), 1e-6 * (i + 1)},
+                             {QStringLiteral("max_rel_error"), 1e-5}});
     return QJsonObject{{QStringLiteral("passed"), passed}, {QStringLiteral("trials"), a}};
 }
 
-QJsonObject series(std::initializer_list<double> ms)
-{
+QJsonObject series(std::initializer_list<double> ms) {
     QJsonArray a;
     for (double m : ms)
         a.append(m);
     return QJsonObject{{QStringLiteral("samples_ms"), a}, {QStringLiteral("wall_ms"), 10.0}};
 }
 
-QJsonObject correctDoc(double eager = 4.0)
-{
+QJsonObject correctDoc(double eager = 4.0) {
     return QJsonObject{
         {QStringLiteral("schema"), QStringLiteral("kbstudio.eval-result/1")},
         {QStringLiteral("verdict"), QStringLiteral("correct")},
         {QStringLiteral("message"), QStringLiteral("ok")},
         {QStringLiteral("correctness"), trials(5)},
-        {QStringLiteral("timing"), QJsonObject{{QStringLiteral("candidate"), series({1.0, 3.0, 2.0, 2.0})},
-                                               {QStringLiteral("eager"), series({eager, eager, eager})},
-                                               {QStringLiteral("compile"), QJsonObject{{QStringLiteral("unavailable"), QStringLiteral("no torch.compile")}}}}},
-        {QStringLiteral("environment"), QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
-                                                    {QStringLiteral("device_name"), QStringLiteral("Some CPU")},
-                                                    {QStringLiteral("torch"), QStringLiteral("1.13.1")}}},
+        {QStringLiteral("timing"),
+         QJsonObject{
+             {QStringLiteral("candidate"), series({1.0, 3.0, 2.0, 2.0})},
+             {QStringLiteral("eager"), series({eager, eager, eager})},
+             {QStringLiteral("compile"),
+              QJsonObject{{QStringLiteral("unavailable"), QStringLiteral("no torch.compile")}}}}},
+        {QStringLiteral("environment"),
+         QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                     {QStringLiteral("device_name"), QStringLiteral("Some CPU")},
+                     {QStringLiteral("torch"), QStringLiteral("1.13.1")}}},
     };
 }
 
-engine::ParsedResult parse(const QJsonObject& o)
-{
-    return engine::parseHarnessResult(QJsonDocument(o).toJson(), engine::EvalSettings{}, QStringLiteral("taskhash"));
+engine::ParsedResult parse(const QJsonObject& o) {
+    return engine::parseHarnessResult(QJsonDocument(o).toJson(), engine::EvalSettings{},
+                                      QStringLiteral("taskhash"));
 }
 } // namespace
 
 class TestResultParser : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void statsFromSamples()
-    {
+    void statsFromSamples() {
         const auto s = engine::computeStats({3.0, 1.0, 2.0, 4.0});
         QCOMPARE(s.median, 2.5);
         QCOMPARE(s.mean, 2.5);
@@ -65,8 +66,7 @@ private Q_SLOTS:
         QCOMPARE(engine::computeStats({5.0}).std, 0.0);
     }
 
-    void correctResultYieldsSpeedupFromSamples()
-    {
+    void correctResultYieldsSpeedupFromSamples() {
         const auto r = parse(correctDoc());
         QVERIFY2(r.ok, qPrintable(r.error));
         // Medians recomputed from the samples: candidate 2.0, eager 4.0.
@@ -84,19 +84,20 @@ private Q_SLOTS:
         QVERIFY(r.record.environment);
     }
 
-    void gpuStateBecomesSamples()
-    {
+    void gpuStateBecomesSamples() {
         auto doc = correctDoc();
         doc.insert(QStringLiteral("gpu_state"),
                    QJsonObject{{QStringLiteral("gpu_index"), 1},
-                               {QStringLiteral("before"), QJsonObject{{QStringLiteral("sm_clock_mhz"), 1980.0},
-                                                                      {QStringLiteral("temperature_c"), 41.0},
-                                                                      {QStringLiteral("throttle_reasons"), QJsonArray{}}}},
-                               {QStringLiteral("after"), QJsonObject{{QStringLiteral("sm_clock_mhz"), 1755.0},
-                                                                     {QStringLiteral("power_w"), 612.5},
-                                                                     {QStringLiteral("throttle_reasons"),
-                                                                      QJsonArray{QStringLiteral("sw_power_cap"),
-                                                                                 QStringLiteral("hw_slowdown")}}}}});
+                               {QStringLiteral("before"),
+                                QJsonObject{{QStringLiteral("sm_clock_mhz"), 1980.0},
+                                            {QStringLiteral("temperature_c"), 41.0},
+                                            {QStringLiteral("throttle_reasons"), QJsonArray{}}}},
+                               {QStringLiteral("after"),
+                                QJsonObject{{QStringLiteral("sm_clock_mhz"), 1755.0},
+                                            {QStringLiteral("power_w"), 612.5},
+                                            {QStringLiteral("throttle_reasons"),
+                                             QJsonArray{QStringLiteral("sw_power_cap"),
+                                                        QStringLiteral("hw_slowdown")}}}}});
         const auto r = parse(doc);
         QVERIFY2(r.ok, qPrintable(r.error));
         QCOMPARE(r.record.gpuSamples.size(), size_t(2));
@@ -115,8 +116,7 @@ private Q_SLOTS:
         QVERIFY(parse(correctDoc()).record.gpuSamples.empty());
     }
 
-    void excessiveSpeedupIsSuspicious()
-    {
+    void excessiveSpeedupIsSuspicious() {
         const auto r = parse(correctDoc(40.0)); // 20x
         QVERIFY(r.ok);
         QVERIFY(r.record.suspicious);
@@ -124,8 +124,7 @@ private Q_SLOTS:
         QCOMPARE(r.record.findings.back().severity, std::string("suspicious"));
     }
 
-    void refusedDocuments_data()
-    {
+    void refusedDocuments_data() {
         QTest::addColumn<QByteArray>("doc");
         QTest::addColumn<QString>("why");
         QTest::newRow("not json") << QByteArray("{ oops") << QStringLiteral("not a JSON object");
@@ -138,19 +137,22 @@ private Q_SLOTS:
         QTest::newRow("verdict") << QJsonDocument(o).toJson() << QStringLiteral("unknown verdict");
         o = correctDoc();
         o[QStringLiteral("correctness")] = trials(3);
-        QTest::newRow("too few trials") << QJsonDocument(o).toJson() << QStringLiteral("correctness trials");
+        QTest::newRow("too few trials")
+            << QJsonDocument(o).toJson() << QStringLiteral("correctness trials");
         o = correctDoc();
         o[QStringLiteral("correctness")] = trials(5, false);
-        QTest::newRow("correct but failing") << QJsonDocument(o).toJson() << QStringLiteral("correctness trials");
+        QTest::newRow("correct but failing")
+            << QJsonDocument(o).toJson() << QStringLiteral("correctness trials");
         o = correctDoc();
         o.remove(QStringLiteral("timing"));
         QTest::newRow("no timing") << QJsonDocument(o).toJson() << QStringLiteral("timing");
         o = correctDoc();
-        o[QStringLiteral("timing")] = QJsonObject{{QStringLiteral("candidate"), series({1.0, -2.0})}, {QStringLiteral("eager"), series({1.0})}};
+        o[QStringLiteral("timing")] =
+            QJsonObject{{QStringLiteral("candidate"), series({1.0, -2.0})},
+                        {QStringLiteral("eager"), series({1.0})}};
         QTest::newRow("negative sample") << QJsonDocument(o).toJson() << QStringLiteral("positive");
     }
-    void refusedDocuments()
-    {
+    void refusedDocuments() {
         QFETCH(QByteArray, doc);
         QFETCH(QString, why);
         const auto r = engine::parseHarnessResult(doc, engine::EvalSettings{}, QStringLiteral("h"));
@@ -158,23 +160,26 @@ private Q_SLOTS:
         QVERIFY2(r.error.contains(why), qPrintable(r.error));
     }
 
-    void failureVerdictsKeepTheirDetails()
-    {
+    void failureVerdictsKeepTheirDetails() {
         QJsonObject o{{QStringLiteral("schema"), QStringLiteral("kbstudio.eval-result/1")},
                       {QStringLiteral("verdict"), QStringLiteral("build_error")},
                       {QStringLiteral("message"), QStringLiteral("2 compiler errors")},
-                      {QStringLiteral("build"), QJsonObject{{QStringLiteral("status"), QStringLiteral("failed")},
-                                                            {QStringLiteral("log"), QStringLiteral("error: x")},
-                                                            {QStringLiteral("errors"), QJsonArray{QJsonObject{{QStringLiteral("line"), 3}}}}}},
-                      {QStringLiteral("static_findings"), QJsonArray{QJsonObject{{QStringLiteral("rule"), QStringLiteral("r")},
-                                                                                 {QStringLiteral("severity"), QStringLiteral("weird")},
-                                                                                 {QStringLiteral("line"), 9}}}}};
+                      {QStringLiteral("build"),
+                       QJsonObject{{QStringLiteral("status"), QStringLiteral("failed")},
+                                   {QStringLiteral("log"), QStringLiteral("error: x")},
+                                   {QStringLiteral("errors"),
+                                    QJsonArray{QJsonObject{{QStringLiteral("line"), 3}}}}}},
+                      {QStringLiteral("static_findings"),
+                       QJsonArray{QJsonObject{{QStringLiteral("rule"), QStringLiteral("r")},
+                                              {QStringLiteral("severity"), QStringLiteral("weird")},
+                                              {QStringLiteral("line"), 9}}}}};
         const auto r = parse(o);
         QVERIFY(r.ok);
         QCOMPARE(r.record.attemptVerdict, std::string("build_error"));
         QCOMPARE(r.record.build->status, std::string("failed"));
         QCOMPARE(r.record.build->errorsJson, std::string(R"([{"line":3}])"));
-        QCOMPARE(r.record.findings[0].severity, std::string("info")); // unknown severities are not trusted upward
+        QCOMPARE(r.record.findings[0].severity,
+                 std::string("info")); // unknown severities are not trusted upward
         QCOMPARE(r.record.findings[0].location, std::string("line 9"));
         QVERIFY(!r.record.speedupEager);
         QVERIFY(r.record.timing.empty());
@@ -182,8 +187,7 @@ private Q_SLOTS:
 
     // timing.comparison (interleaved measurement): its ratio of medians replaces the plain
     // median ratio (2.0 here) when it is usable; its interval, noisy flags and regime are kept.
-    void comparisonGivesSpeedupAndInterval_data()
-    {
+    void comparisonGivesSpeedupAndInterval_data() {
         QTest::addColumn<QJsonValue>("eager");
         QTest::addColumn<QString>("regime");
         QTest::addColumn<double>("speedup");
@@ -193,10 +197,12 @@ private Q_SLOTS:
         QTest::addColumn<QString>("storedRegime");
         const double none = std::numeric_limits<double>::quiet_NaN();
         const auto entry = [](double s, QJsonValue lo, QJsonValue hi, bool noisy) {
-            return QJsonValue(QJsonObject{{QStringLiteral("speedup"), s}, {QStringLiteral("ci_low"), lo},
+            return QJsonValue(QJsonObject{{QStringLiteral("speedup"), s},
+                                          {QStringLiteral("ci_low"), lo},
                                           {QStringLiteral("ci_high"), hi},
                                           {QStringLiteral("rel_halfwidth"), 0.02},
-                                          {QStringLiteral("noisy"), noisy}, {QStringLiteral("blocks"), 12}});
+                                          {QStringLiteral("noisy"), noisy},
+                                          {QStringLiteral("blocks"), 12}});
         };
         QTest::newRow("tight") << entry(1.01, 0.99, 1.03, false) << QStringLiteral("device-bound")
                                << 1.01 << 0.99 << 1.03 << false << QStringLiteral("device-bound");
@@ -204,21 +210,21 @@ private Q_SLOTS:
                                << 1.30 << 1.05 << 1.60 << true << QStringLiteral("launch-bound");
         QTest::newRow("cpu regime") << entry(0.5, 0.49, 0.51, false) << QStringLiteral("cpu") << 0.5
                                     << 0.49 << 0.51 << false << QStringLiteral("cpu");
-        QTest::newRow("null baseline: median ratio") << QJsonValue() << QStringLiteral("device-bound")
-                                                     << 2.0 << none << none << false
-                                                     << QStringLiteral("device-bound");
-        QTest::newRow("interval not around speedup") << entry(1.2, 1.25, 1.4, false) << QString() << 1.2
-                                                     << none << none << false << QString();
-        QTest::newRow("missing bounds") << entry(1.2, QJsonValue(), QJsonValue(), false) << QString()
-                                        << 1.2 << none << none << false << QString();
-        QTest::newRow("non-positive speedup ignored") << entry(0.0, 0.0, 0.0, true) << QString() << 2.0
-                                                      << none << none << false << QString();
-        QTest::newRow("unknown regime dropped") << entry(1.1, 1.0, 1.2, false) << QStringLiteral("warp")
-                                                << 1.1 << 1.0 << 1.2 << false << QString();
+        QTest::newRow("null baseline: median ratio")
+            << QJsonValue() << QStringLiteral("device-bound") << 2.0 << none << none << false
+            << QStringLiteral("device-bound");
+        QTest::newRow("interval not around speedup") << entry(1.2, 1.25, 1.4, false) << QString()
+                                                     << 1.2 << none << none << false << QString();
+        QTest::newRow("missing bounds") << entry(1.2, QJsonValue(), QJsonValue(), false)
+                                        << QString() << 1.2 << none << none << false << QString();
+        QTest::newRow("non-positive speedup ignored")
+            << entry(0.0, 0.0, 0.0, true) << QString() << 2.0 << none << none << false << QString();
+        QTest::newRow("unknown regime dropped")
+            << entry(1.1, 1.0, 1.2, false) << QStringLiteral("warp") << 1.1 << 1.0 << 1.2 << false
+            << QString();
     }
 
-    void comparisonGivesSpeedupAndInterval()
-    {
+    void comparisonGivesSpeedupAndInterval() {
         QFETCH(QJsonValue, eager);
         QFETCH(QString, regime);
         QFETCH(double, speedup);
@@ -250,8 +256,9 @@ private Q_SLOTS:
         QCOMPARE(u.noisyEager, noisy);
         QCOMPARE(u.noisy(), noisy);
         QCOMPARE(QString::fromStdString(u.regime), storedRegime);
-        const auto finding = std::find_if(r.record.findings.begin(), r.record.findings.end(),
-                                          [](const db::FindingRow& f) { return f.rule == "noisy-timing"; });
+        const auto finding =
+            std::find_if(r.record.findings.begin(), r.record.findings.end(),
+                         [](const db::FindingRow& f) { return f.rule == "noisy-timing"; });
         QCOMPARE(finding != r.record.findings.end(), noisy);
         if (noisy) {
             QCOMPARE(finding->severity, std::string("info"));
@@ -260,13 +267,14 @@ private Q_SLOTS:
         }
     }
 
-    void comparisonCompileNeedsACompileSeries()
-    {
+    void comparisonCompileNeedsACompileSeries() {
         QJsonObject doc = correctDoc();
         QJsonObject timing = doc.value(QStringLiteral("timing")).toObject();
         timing.insert(QStringLiteral("compile"), series({3.0, 3.0, 3.0}));
-        const QJsonObject compiled{{QStringLiteral("speedup"), 1.45}, {QStringLiteral("ci_low"), 1.40},
-                                   {QStringLiteral("ci_high"), 1.50}, {QStringLiteral("noisy"), true}};
+        const QJsonObject compiled{{QStringLiteral("speedup"), 1.45},
+                                   {QStringLiteral("ci_low"), 1.40},
+                                   {QStringLiteral("ci_high"), 1.50},
+                                   {QStringLiteral("noisy"), true}};
         timing.insert(QStringLiteral("comparison"),
                       QJsonObject{{QStringLiteral("method"), QStringLiteral("interleaved")},
                                   {QStringLiteral("regime"), QStringLiteral("device-bound")},
@@ -275,7 +283,7 @@ private Q_SLOTS:
         doc.insert(QStringLiteral("timing"), timing);
         const auto r = parse(doc);
         QVERIFY2(r.ok, qPrintable(r.error));
-        QCOMPARE(*r.record.speedupEager, 2.0);   // eager: null, the median ratio stays
+        QCOMPARE(*r.record.speedupEager, 2.0);    // eager: null, the median ratio stays
         QCOMPARE(*r.record.speedupCompile, 1.45); // not 3.0 / 2.0
         QCOMPARE(*r.record.uncertainty.compileLow, 1.40);
         QVERIFY(r.record.uncertainty.noisyCompile);
@@ -284,8 +292,7 @@ private Q_SLOTS:
                             [](const db::FindingRow& f) { return f.rule == "noisy-timing"; }));
     }
 
-    void noComparisonKeepsTheMedianRatio()
-    {
+    void noComparisonKeepsTheMedianRatio() {
         const auto r = parse(correctDoc(6.0));
         QVERIFY2(r.ok, qPrintable(r.error));
         QCOMPARE(*r.record.speedupEager, 3.0);

@@ -2,13 +2,11 @@
 // tests/slurm): the request reaches the job through a private file that is gone before the
 // harness starts, results land in the same database, and a job lost to a node failure is
 // submitted again and counted as a transient failure.
-#include "fakeresourcesdir.h"
-
-#include "run/runengine.h"
-#include "scheduler/slurmexecutor.h"
-
 #include "db/queuerepository.h"
 #include "db/runrepository.h"
+#include "fakeresourcesdir.h"
+#include "run/runengine.h"
+#include "scheduler/slurmexecutor.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -60,27 +58,29 @@ const char* kScancel = "#!/bin/sh\necho \"$*\" >> \"$FAKE_SLURM_DIR/scancel.log\
 
 class FakeSlurm {
 public:
-    explicit FakeSlurm(const QString& mode)
-    {
-        const std::pair<const char*, const char*> tools[] = {{"sbatch", kSbatch}, {"squeue", kSqueue}, {"scontrol", kScontrol}, {"scancel", kScancel}};
+    explicit FakeSlurm(const QString& mode) {
+        const std::pair<const char*, const char*> tools[] = {{"sbatch", kSbatch},
+                                                             {"squeue", kSqueue},
+                                                             {"scontrol", kScontrol},
+                                                             {"scancel", kScancel}};
         for (const auto& [name, text] : tools) {
             QFile f(m_dir.filePath(QString::fromLatin1(name)));
             f.open(QIODevice::WriteOnly);
             f.write(text);
-            f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+            f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                             QFileDevice::ExeOwner);
         }
         qputenv("KBSTUDIO_SLURM_BIN", m_dir.path().toUtf8());
         qputenv("FAKE_SLURM_DIR", m_dir.path().toUtf8());
         qputenv("FAKE_SLURM_MODE", mode.toUtf8());
         qputenv("KBSTUDIO_SLURM_POLL_MS", "100");
     }
-    ~FakeSlurm()
-    {
-        for (const char* v : {"KBSTUDIO_SLURM_BIN", "FAKE_SLURM_DIR", "FAKE_SLURM_MODE", "KBSTUDIO_SLURM_POLL_MS"})
+    ~FakeSlurm() {
+        for (const char* v :
+             {"KBSTUDIO_SLURM_BIN", "FAKE_SLURM_DIR", "FAKE_SLURM_MODE", "KBSTUDIO_SLURM_POLL_MS"})
             qunsetenv(v);
     }
-    QStringList lines(const QString& file) const
-    {
+    QStringList lines(const QString& file) const {
         QFile f(m_dir.filePath(file));
         f.open(QIODevice::ReadOnly);
         return QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
@@ -90,8 +90,7 @@ private:
     QTemporaryDir m_dir;
 };
 
-engine::RunSpec slurmSpec()
-{
+engine::RunSpec slurmSpec() {
     engine::RunSpec s;
     s.suite = QStringLiteral("sample");
     s.models = {QStringLiteral("m")};
@@ -109,22 +108,24 @@ engine::RunSpec slurmSpec()
 class TestSlurmExecutor : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void jobScriptReadsTheRequestFromAPrivateFileItDeletes()
-    {
+    void jobScriptReadsTheRequestFromAPrivateFileItDeletes() {
         engine::ExecRequest r;
         r.phase = QStringLiteral("evaluate");
         r.workDir = QStringLiteral("/shared/work/attempt 7");
         r.resultPath = QStringLiteral("/shared/results/abc.json");
         r.label = QStringLiteral("attempt-7");
-        const QString script = QString::fromUtf8(engine::SlurmExecutor::jobScript(r, QStringLiteral("/shared/slurm/job'1")));
-        QVERIFY2(script.contains(QStringLiteral("exec 3<'/shared/slurm/job'\\''1'/request.json")), qPrintable(script));
-        QVERIFY(script.indexOf(QStringLiteral("rm -f")) < script.indexOf(QStringLiteral("-m kbharness")));
-        QVERIFY(script.contains(QStringLiteral("-m kbharness evaluate --request - --result '/shared/results/abc.json' <&3")));
+        const QString script = QString::fromUtf8(
+            engine::SlurmExecutor::jobScript(r, QStringLiteral("/shared/slurm/job'1")));
+        QVERIFY2(script.contains(QStringLiteral("exec 3<'/shared/slurm/job'\\''1'/request.json")),
+                 qPrintable(script));
+        QVERIFY(script.indexOf(QStringLiteral("rm -f")) <
+                script.indexOf(QStringLiteral("-m kbharness")));
+        QVERIFY(script.contains(QStringLiteral(
+            "-m kbharness evaluate --request - --result '/shared/results/abc.json' <&3")));
         QVERIFY(script.contains(QStringLiteral("cd '/shared/work/attempt 7'")));
     }
 
-    void runThroughSlurmStoresVerdictsInTheSameDatabase()
-    {
+    void runThroughSlurmStoresVerdictsInTheSameDatabase() {
         FakeSlurm slurm(QStringLiteral("run"));
         test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("correct 3.0")},
                                  {QStringLiteral("m/t2"), QStringLiteral("incorrect")}});
@@ -155,15 +156,17 @@ private Q_SLOTS:
         }
         // The request (with the secret seed) sat in a file only the user can read, in a folder only
         // the user can enter, and is gone afterwards.
-        QCOMPARE(slurm.lines(QStringLiteral("modes")), (QStringList{QStringLiteral("600"), QStringLiteral("600")}));
-        QCOMPARE(slurm.lines(QStringLiteral("dirmodes")), (QStringList{QStringLiteral("700"), QStringLiteral("700")}));
+        QCOMPARE(slurm.lines(QStringLiteral("modes")),
+                 (QStringList{QStringLiteral("600"), QStringLiteral("600")}));
+        QCOMPARE(slurm.lines(QStringLiteral("dirmodes")),
+                 (QStringList{QStringLiteral("700"), QStringLiteral("700")}));
         const QDir spool(res.path() + QStringLiteral("/test.work/slurm"));
         QVERIFY(spool.exists());
-        QVERIFY2(spool.entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty(), qPrintable(spool.entryList().join(QLatin1Char(' '))));
+        QVERIFY2(spool.entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty(),
+                 qPrintable(spool.entryList().join(QLatin1Char(' '))));
     }
 
-    void jobLostToANodeFailureIsSubmittedAgain()
-    {
+    void jobLostToANodeFailureIsSubmittedAgain() {
         FakeSlurm slurm(QStringLiteral("nodefail-once"));
         test::FakeResources res({{QStringLiteral("m/t1"), QStringLiteral("correct 2.0")}});
         engine::RunEngine e(res.dbPath());
@@ -188,7 +191,9 @@ private Q_SLOTS:
         QVERIFY(q.step());
         QCOMPARE(q.int64(0), std::int64_t(1));
         // The lost job's files (its request among them) do not stay behind either.
-        QVERIFY(QDir(res.path() + QStringLiteral("/test.work/slurm")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty());
+        QVERIFY(QDir(res.path() + QStringLiteral("/test.work/slurm"))
+                    .entryList(QDir::Dirs | QDir::NoDotAndDotDot)
+                    .isEmpty());
     }
 };
 

@@ -1,9 +1,8 @@
-#include "suites/suiteimporter.h"
-#include "suites/suiteloader.h"
 #include "core/error.h"
-
 #include "db/catalogrepository.h"
 #include "db/database.h"
+#include "suites/suiteimporter.h"
+#include "suites/suiteloader.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -17,8 +16,7 @@ const char* kGoodTask = "import torch\nimport torch.nn as nn\n\nclass Model(nn.M
                         "def get_inputs():\n    return [torch.rand(4)]\n\n"
                         "def get_init_inputs():\n    return []\n";
 
-void write(const QString& path, const QByteArray& bytes)
-{
+void write(const QString& path, const QByteArray& bytes) {
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(bytes);
@@ -28,24 +26,28 @@ void write(const QString& path, const QByteArray& bytes)
 class TestSuiteLoader : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void checkTaskSource_data()
-    {
+    void checkTaskSource_data() {
         QTest::addColumn<QString>("source");
         QTest::addColumn<QString>("problem"); // empty = usable
         QTest::newRow("good") << QString::fromLatin1(kGoodTask) << QString();
         QTest::newRow("empty") << QString() << QStringLiteral("empty");
-        QTest::newRow("no model") << QStringLiteral("def get_inputs():\n  pass\ndef get_init_inputs():\n  pass\n")
-                                  << QStringLiteral("class Model");
-        QTest::newRow("no get_inputs") << QString::fromLatin1(kGoodTask).replace(QStringLiteral("def get_inputs"), QStringLiteral("def inputs"))
-                                       << QStringLiteral("get_inputs");
-        QTest::newRow("no init") << QString::fromLatin1(kGoodTask).replace(QStringLiteral("get_init_inputs"), QStringLiteral("x"))
+        QTest::newRow("no model")
+            << QStringLiteral("def get_inputs():\n  pass\ndef get_init_inputs():\n  pass\n")
+            << QStringLiteral("class Model");
+        QTest::newRow("no get_inputs")
+            << QString::fromLatin1(kGoodTask).replace(QStringLiteral("def get_inputs"),
+                                                      QStringLiteral("def inputs"))
+            << QStringLiteral("get_inputs");
+        QTest::newRow("no init") << QString::fromLatin1(kGoodTask).replace(
+                                        QStringLiteral("get_init_inputs"), QStringLiteral("x"))
                                  << QStringLiteral("get_init_inputs");
-        QTest::newRow("no forward") << QString::fromLatin1(kGoodTask).replace(QStringLiteral("def forward"), QStringLiteral("def fwd"))
+        QTest::newRow("no forward") << QString::fromLatin1(kGoodTask).replace(
+                                           QStringLiteral("def forward"), QStringLiteral("def fwd"))
                                     << QStringLiteral("forward");
-        QTest::newRow("binary") << QStringLiteral("class Model:\n") + QChar(0) << QStringLiteral("NUL");
+        QTest::newRow("binary") << QStringLiteral("class Model:\n") + QChar(0)
+                                << QStringLiteral("NUL");
     }
-    void checkTaskSource()
-    {
+    void checkTaskSource() {
         QFETCH(QString, source);
         QFETCH(QString, problem);
         const QString got = engine::SuiteLoader::checkTaskSource(source);
@@ -55,8 +57,7 @@ private Q_SLOTS:
             QVERIFY2(got.contains(problem), qPrintable(got));
     }
 
-    void kernelBenchFolderLayout()
-    {
+    void kernelBenchFolderLayout() {
         QTemporaryDir dir;
         QDir().mkpath(dir.path() + QStringLiteral("/level1"));
         QDir().mkpath(dir.path() + QStringLiteral("/level2"));
@@ -77,12 +78,12 @@ private Q_SLOTS:
         QVERIFY(suite.problems.join(QLatin1Char('\n')).contains(QStringLiteral("N_Name.py")));
     }
 
-    void manifestFolder()
-    {
+    void manifestFolder() {
         QTemporaryDir dir;
         write(dir.path() + QStringLiteral("/a.py"), kGoodTask);
-        write(dir.path() + QStringLiteral("/suite.json"),
-              R"({"name":"mine","tasks":[{"id":"a","name":"A","level":2,"file":"a.py","ops":["relu"]},
+        write(
+            dir.path() + QStringLiteral("/suite.json"),
+            R"({"name":"mine","tasks":[{"id":"a","name":"A","level":2,"file":"a.py","ops":["relu"]},
                   {"id":"b","level":1,"file":"missing.py"},{"id":"c","level":7,"file":"a.py"}]})");
         const auto suite = engine::SuiteLoader::loadFolder(dir.path());
         QCOMPARE(suite.name, QStringLiteral("mine"));
@@ -93,17 +94,17 @@ private Q_SLOTS:
         QVERIFY(suite.problems[1].contains(QStringLiteral("level 7")));
     }
 
-    void unusableFoldersAreClearErrors_data()
-    {
+    void unusableFoldersAreClearErrors_data() {
         QTest::addColumn<QString>("manifest");
         QTest::addColumn<QString>("expected");
         QTest::newRow("bad json") << QStringLiteral("{ nope") << QStringLiteral("not valid JSON");
-        QTest::newRow("no name") << QStringLiteral(R"({"tasks":[]})") << QStringLiteral("no \"name\"");
-        QTest::newRow("no tasks") << QStringLiteral(R"({"name":"x","tasks":[]})") << QStringLiteral("no usable task");
+        QTest::newRow("no name") << QStringLiteral(R"({"tasks":[]})")
+                                 << QStringLiteral("no \"name\"");
+        QTest::newRow("no tasks") << QStringLiteral(R"({"name":"x","tasks":[]})")
+                                  << QStringLiteral("no usable task");
         QTest::newRow("no manifest, no levels") << QString() << QStringLiteral("no suite.json");
     }
-    void unusableFoldersAreClearErrors()
-    {
+    void unusableFoldersAreClearErrors() {
         QFETCH(QString, manifest);
         QFETCH(QString, expected);
         QTemporaryDir dir;
@@ -117,13 +118,12 @@ private Q_SLOTS:
         }
     }
 
-    void missingFolder()
-    {
-        QVERIFY_THROWS_EXCEPTION(engine::Error, engine::SuiteLoader::loadFolder(QStringLiteral("/no/such/suite")));
+    void missingFolder() {
+        QVERIFY_THROWS_EXCEPTION(engine::Error,
+                                 engine::SuiteLoader::loadFolder(QStringLiteral("/no/such/suite")));
     }
 
-    void importIsIdempotent()
-    {
+    void importIsIdempotent() {
         QTemporaryDir dir;
         QDir().mkpath(dir.path() + QStringLiteral("/level1"));
         write(dir.path() + QStringLiteral("/level1/1_A.py"), kGoodTask);
@@ -140,9 +140,9 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(tasks[0].metadataJson).contains(QStringLiteral("1_A.py")));
     }
 
-    void theShippedSampleSuiteLoads()
-    {
-        const auto suite = engine::SuiteLoader::loadFolder(QStringLiteral(KBSTUDIO_SOURCE_RESOURCES "/suites/sample"));
+    void theShippedSampleSuiteLoads() {
+        const auto suite = engine::SuiteLoader::loadFolder(
+            QStringLiteral(KBSTUDIO_SOURCE_RESOURCES "/suites/sample"));
         QVERIFY2(suite.problems.isEmpty(), qPrintable(suite.problems.join(QLatin1Char('\n'))));
         QVERIFY(suite.tasks.size() >= 8);
         QSet<int> levels;

@@ -267,8 +267,10 @@ private Q_SLOTS:
         other.kind = "anthropic";
         other.baseUrl = "https://api.anthropic.invalid";
         catalog.upsertProvider(other);
-        f.keys->writeKey(engine::hostBoundKeyName(QStringLiteral("other"), QUrl(QStringLiteral("https://api.anthropic.invalid"))),
-                         otherKey);
+        f.keys->writeKey(
+            engine::hostBoundKeyName(QStringLiteral("other"),
+                                     QUrl(QStringLiteral("https://api.anthropic.invalid"))),
+            otherKey);
         // A file in the workspace that holds both keys (as a candidate or a command could
         // print them), read back by the agent.
         const QString leaked = QStringLiteral("a=%1\nb=%2\n").arg(test::kFakeKey, otherKey);

@@ -77,9 +77,9 @@ bool installProfileStub(const QString& resources) {
         return false;
     const QString fixtures = QStringLiteral(KBSTUDIO_TEST_DATA_DIR "/../harness/fixtures/ncu/");
     QString text = QString::fromUtf8(kProfileStub);
-    text.replace(QStringLiteral("@REPORT@"),
-                 pyString(QStringLiteral(KBSTUDIO_SOURCE_RESOURCES
-                                         "/harness/kbharness/ncureport.py")));
+    text.replace(
+        QStringLiteral("@REPORT@"),
+        pyString(QStringLiteral(KBSTUDIO_SOURCE_RESOURCES "/harness/kbharness/ncureport.py")));
     text.replace(QStringLiteral("@NCU@"), pyString(fixtures + QStringLiteral("ncu_raw.csv")));
     text.replace(QStringLiteral("@NSYS@"), pyString(fixtures + QStringLiteral("nsys_stats.txt")));
     QFile f(dir + QStringLiteral("/__main__.py"));
@@ -147,7 +147,8 @@ private Q_SLOTS:
         QVERIFY(profile);
         for (const char* what : {"Nsight Compute", "occupancy", "throughput", "FLOP/byte",
                                  "roofline", "memory-, compute- or latency-bound", "hint"})
-            QVERIFY2(profile->description.contains(QLatin1String(what)), qPrintable(profile->description));
+            QVERIFY2(profile->description.contains(QLatin1String(what)),
+                     qPrintable(profile->description));
         // The full evaluation with timing is its own tool.
         const engine::ToolDefinition* benchmark = find(QStringLiteral("benchmark"));
         QVERIFY(benchmark);
@@ -165,16 +166,19 @@ private Q_SLOTS:
         QVERIFY(installProfileStub(f.path()));
         f.server.enqueue(reply(wire, QStringLiteral("A first version, then a profile."),
                                writeAndProfile(scriptedCandidate(QStringLiteral("correct 1.01")))));
-        f.server.enqueue(reply(wire, QStringLiteral("The GELU kernel is at 79% of DRAM bandwidth.")));
+        f.server.enqueue(
+            reply(wire, QStringLiteral("The GELU kernel is at 79% of DRAM bandwidth.")));
         const db::Id run = f.run(engine::kModeAgent);
         QVERIFY(f.finished);
         QCOMPARE(f.server.requests().size(), 2);
 
         // The model's next request carries the summary as the profile call's result.
-        const QString sent = toolResultIn(f.server.requests().at(1).json(), wire, QStringLiteral("p"));
-        QVERIFY2(sent.startsWith(QStringLiteral("Profile of model_new.py (Nsight Compute 2024.3.2 + "
-                                                "Nsight Systems, NVIDIA H200")),
-                 qPrintable(sent));
+        const QString sent =
+            toolResultIn(f.server.requests().at(1).json(), wire, QStringLiteral("p"));
+        QVERIFY2(
+            sent.startsWith(QStringLiteral("Profile of model_new.py (Nsight Compute 2024.3.2 + "
+                                           "Nsight Systems, NVIDIA H200")),
+            qPrintable(sent));
         for (const char* what :
              {"GPU time by kernel (nsys, real clocks)", "gelu_tanh_kernel", "78.3%",
               "vectorized_elementwise_kernel<…>", "occupancy 83.5% achieved / 100% theoretical",
@@ -188,8 +192,7 @@ private Q_SLOTS:
         QCOMPARE(stored.value(QStringLiteral("name")).toString(), QStringLiteral("profile"));
         QVERIFY(!stored.value(QStringLiteral("is_error")).toBool());
         QCOMPARE(stored.value(QStringLiteral("result")).toString(), sent);
-        const auto transcript =
-            engine::attemptTranscript(f.conn(), f.attempt(run).id);
+        const auto transcript = engine::attemptTranscript(f.conn(), f.attempt(run).id);
         QCOMPARE(transcript.at(0).toolCalls.at(1).name, QStringLiteral("profile"));
 
         // The harness was asked for a profile of the workspace's candidate with a fresh seed, and
@@ -220,7 +223,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("ncu missing")
             << QStringLiteral("unavailable")
-            << QStringLiteral("Profile failed (unavailable): Nsight Compute (ncu) is not installed");
+            << QStringLiteral(
+                   "Profile failed (unavailable): Nsight Compute (ncu) is not installed");
         QTest::newRow("harness crash")
             << QStringLiteral("crash") << QStringLiteral("the harness gave no result");
     }
@@ -229,9 +233,8 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         GenerationFixture f(Wire::OpenAi);
         QVERIFY(installProfileStub(f.path()));
-        const QString candidate =
-            scriptedCandidate(QStringLiteral("correct 1.01")) + QStringLiteral("# PROFILE: ") + mode +
-            QLatin1Char('\n');
+        const QString candidate = scriptedCandidate(QStringLiteral("correct 1.01")) +
+                                  QStringLiteral("# PROFILE: ") + mode + QLatin1Char('\n');
         f.server.enqueue(reply(Wire::OpenAi, {}, writeAndProfile(candidate)));
         f.server.enqueue(reply(Wire::OpenAi, QStringLiteral("No profiler; stopping.")));
         const db::Id run = f.run(engine::kModeAgent);

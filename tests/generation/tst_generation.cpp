@@ -196,7 +196,8 @@ private Q_SLOTS:
         const auto a = f.attempt(run);
         // An answer the provider could not deliver is its failure, not the model's.
         QCOMPARE(a.verdict, verdict.toStdString());
-        QCOMPARE(a.status, std::string(verdict == QLatin1String("provider_error") ? "failed" : "done"));
+        QCOMPARE(a.status,
+                 std::string(verdict == QLatin1String("provider_error") ? "failed" : "done"));
         QVERIFY2(q(a.message).contains(message), a.message.c_str());
         QCOMPARE(f.server.requests().size(), 1);
         QVERIFY(!f.turns(run).empty());

@@ -167,8 +167,10 @@ private Q_SLOTS:
         QVERIFY(!engine::KeychainKeyStore::createIfAvailable());
         auto store = engine::defaultKeyStore();
         // Keys are stored bound to the provider's host (providers a and b below share one).
-        QVERIFY(store->writeKey(engine::hostBoundKeyName(QStringLiteral("p"), QUrl(QStringLiteral("https://api.example.com/v1"))),
-                                QStringLiteral("sk-file-store-123456789")));
+        QVERIFY(store->writeKey(
+            engine::hostBoundKeyName(QStringLiteral("p"),
+                                     QUrl(QStringLiteral("https://api.example.com/v1"))),
+            QStringLiteral("sk-file-store-123456789")));
         QVERIFY(QFile::exists(dir.path() + QStringLiteral("/keys.json")));
         QVERIFY(store->describe().contains(dir.path()));
         // The secrets to redact: keys of the chat providers that have one.

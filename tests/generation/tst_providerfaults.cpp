@@ -2,16 +2,13 @@
 // the run early with the provider's message, the refused attempts are provider_error (failed,
 // in no score) and a resumed run asks again; the pre-flight finds the same before a run starts;
 // a key the model quotes in its code is neither evaluated nor stored.
-#include "generationfixture.h"
-
 #include "core/error.h"
+#include "db/evaluationrepository.h"
 #include "generation/preflight.h"
+#include "generationfixture.h"
 #include "run/faults.h"
 
-#include "db/evaluationrepository.h"
-
 #include <QDirIterator>
-
 #include <QTest>
 
 using namespace kb;
@@ -20,12 +17,14 @@ using test::ScriptedResponse;
 using test::Wire;
 
 namespace {
-const QByteArray kWrongKey = R"({"error":{"message":"Incorrect API key provided.","type":"invalid_request_error"}})";
+const QByteArray kWrongKey =
+    R"({"error":{"message":"Incorrect API key provided.","type":"invalid_request_error"}})";
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
 
-engine::RunSpec threeTasks()
-{
+engine::RunSpec threeTasks() {
     engine::RunSpec s;
     s.suite = QStringLiteral("sample");
     s.models = {QStringLiteral("fake/coder")}; // provider/model
@@ -53,7 +52,8 @@ private Q_SLOTS:
         QVERIFY(done.wait(60000));
         QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("failed"));
         const QString message = done.at(0).at(2).toString();
-        QVERIFY2(message.contains(QStringLiteral("Incorrect API key")) && message.contains(QStringLiteral("stopped early")),
+        QVERIFY2(message.contains(QStringLiteral("Incorrect API key")) &&
+                     message.contains(QStringLiteral("stopped early")),
                  qPrintable(message));
         QCOMPARE(f.server.requests().size(), 3); // no fourth request was sent
         QCOMPARE(f.server.unanswered(), 0);
@@ -72,45 +72,58 @@ private Q_SLOTS:
         QCOMPARE(refused, 3);
         QCOMPARE(engine::operationalCounts(c, run).provider, 3);
         // Nothing was attempted: no sample counts against the model.
-        db::Statement samples(c, "SELECT coalesce(sum(samples), 0) FROM task_summaries WHERE run_id = ?");
+        db::Statement samples(
+            c, "SELECT coalesce(sum(samples), 0) FROM task_summaries WHERE run_id = ?");
         samples.bind(1, run);
         samples.step();
         QCOMPARE(samples.int64(0), std::int64_t(0));
 
         // The key is fixed; resuming asks again for every attempt, the refused ones included.
         for (int i = 0; i < 6; ++i)
-            f.server.enqueue(test::reply(Wire::OpenAi, test::fenced(test::scriptedCandidate(QStringLiteral("correct 2.0")))));
+            f.server.enqueue(test::reply(Wire::OpenAi, test::fenced(test::scriptedCandidate(
+                                                           QStringLiteral("correct 2.0")))));
         QSignalSpy again(f.engine.get(), &engine::RunEngine::runFinished);
         f.engine->start(run);
         QVERIFY(again.wait(60000));
-        QVERIFY2(again.at(0).at(1).toString() == QStringLiteral("finished"), qPrintable(again.at(0).at(2).toString()));
+        QVERIFY2(again.at(0).at(1).toString() == QStringLiteral("finished"),
+                 qPrintable(again.at(0).at(2).toString()));
         for (const auto& a : db::RunRepository(c).attempts(run))
             QCOMPARE(a.verdict, std::string("correct"));
         QCOMPARE(engine::operationalCounts(c, run).total(), 0);
         // The refused calls stay in the transcript as history.
-        QVERIFY(f.log.join(QLatin1Char('\n')).contains(QStringLiteral("provider or infrastructure error queued again")));
+        QVERIFY(f.log.join(QLatin1Char('\n'))
+                    .contains(QStringLiteral("provider or infrastructure error queued again")));
     }
 
     void preflightFindsARejectedParameterBeforeTheRun() {
         GenerationFixture f(Wire::OpenAi);
         f.server.enqueue(ScriptedResponse::json(
-            400, R"({"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."}})"));
+            400,
+            R"({"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."}})"));
         engine::GenerationSettings g;
         g.maxTokens = 1000;
-        auto check = engine::runPreflight(f.conn(), {QStringLiteral("coder")}, engine::kModeOneShot, g, f.keys.get());
+        auto check = engine::runPreflight(f.conn(), {QStringLiteral("coder")}, engine::kModeOneShot,
+                                          g, f.keys.get());
         QVERIFY(!check.ok());
         QCOMPARE(check.checked, QStringList{QStringLiteral("fake/coder")});
         QVERIFY2(check.errors.at(0).contains(QStringLiteral("max_completion_tokens")) &&
                      check.errors.at(0).startsWith(QStringLiteral("fake/coder: HTTP 400")),
                  qPrintable(check.errors.at(0)));
         // The same request as the run's: the model's token field reaches the check.
-        QCOMPARE(f.server.requests().at(0).json().value(QStringLiteral("max_tokens")).toInt(), 1000);
-        QCOMPARE(f.server.requests().at(0).header("authorization"), QByteArray("Bearer ") + test::kFakeKey.toUtf8());
+        QCOMPARE(f.server.requests().at(0).json().value(QStringLiteral("max_tokens")).toInt(),
+                 1000);
+        QCOMPARE(f.server.requests().at(0).header("authorization"),
+                 QByteArray("Bearer ") + test::kFakeKey.toUtf8());
 
         db::Statement set(f.conn(), "UPDATE models SET settings_json = ? WHERE name = 'coder'");
-        set.bind(1, std::string(R"({"token_field":"max_completion_tokens","extra_body":{"reasoning_effort":"low"}})")).exec();
+        set.bind(
+               1,
+               std::string(
+                   R"({"token_field":"max_completion_tokens","extra_body":{"reasoning_effort":"low"}})"))
+            .exec();
         f.server.enqueue(test::reply(Wire::OpenAi, QStringLiteral("ok")));
-        check = engine::runPreflight(f.conn(), {QStringLiteral("fake/coder")}, engine::kModeOneShot, g, f.keys.get());
+        check = engine::runPreflight(f.conn(), {QStringLiteral("fake/coder")}, engine::kModeOneShot,
+                                     g, f.keys.get());
         QVERIFY2(check.ok(), qPrintable(check.errors.join(QLatin1Char('\n'))));
         const QJsonObject body = f.server.requests().at(1).json();
         QCOMPARE(body.value(QStringLiteral("max_completion_tokens")).toInt(), 1000);
@@ -135,13 +148,15 @@ private Q_SLOTS:
             f.engine->createRun(s);
             QFAIL("an ambiguous model name was accepted");
         } catch (const engine::Error& e) {
-            QVERIFY2(e.message().contains(QStringLiteral("fake/coder")) && e.message().contains(QStringLiteral("other/coder")),
+            QVERIFY2(e.message().contains(QStringLiteral("fake/coder")) &&
+                         e.message().contains(QStringLiteral("other/coder")),
                      qPrintable(e.message()));
         }
         s.models = {QStringLiteral("other/coder")};
         const db::Id run = f.engine->createRun(s);
-        db::Statement owner(f.conn(), "SELECT DISTINCT p.name FROM attempts a JOIN models m ON m.id = a.model_id "
-                                      "JOIN providers p ON p.id = m.provider_id WHERE a.run_id = ?");
+        db::Statement owner(
+            f.conn(), "SELECT DISTINCT p.name FROM attempts a JOIN models m ON m.id = a.model_id "
+                      "JOIN providers p ON p.id = m.provider_id WHERE a.run_id = ?");
         owner.bind(1, run);
         QVERIFY(owner.step());
         QCOMPARE(owner.text(0), std::string("other"));
@@ -163,13 +178,15 @@ private Q_SLOTS:
         QVERIFY(f.finished);
         const auto detail = db::EvaluationRepository(f.conn()).detail(f.attempt(run).id);
         QVERIFY(detail.candidate);
-        QVERIFY2(q(detail.candidate->code).contains(QStringLiteral("API_KEY = \"[redacted]\"")), detail.candidate->code.c_str());
+        QVERIFY2(q(detail.candidate->code).contains(QStringLiteral("API_KEY = \"[redacted]\"")),
+                 detail.candidate->code.c_str());
         QVERIFY(!f.dbBytes().contains(test::kFakeKey.toUtf8()));
         QDirIterator it(f.path(), QDir::Files, QDirIterator::Subdirectories);
         while (it.hasNext()) {
             QFile file(it.next());
             if (file.fileName().endsWith(QLatin1String(".py")) && file.open(QIODevice::ReadOnly))
-                QVERIFY2(!file.readAll().contains(test::kFakeKey.toUtf8()), qPrintable(file.fileName()));
+                QVERIFY2(!file.readAll().contains(test::kFakeKey.toUtf8()),
+                         qPrintable(file.fileName()));
         }
     }
 };

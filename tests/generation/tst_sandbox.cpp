@@ -18,8 +18,7 @@ const QByteArray kSecret = "home-secret-5b1f0c7e";
 const QByteArray kDbSecret = "database-secret-9d2a41";
 const QByteArray kKeySecret = "sk-keystore-secret-77aa";
 
-bool writeFile(const QString& path, const QByteArray& bytes)
-{
+bool writeFile(const QString& path, const QByteArray& bytes) {
     QDir().mkpath(QFileInfo(path).absolutePath());
     QFile f(path);
     return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
@@ -34,14 +33,16 @@ private Q_SLOTS:
     void theCommandSeesNoHomeNoDatabaseNoKeys() {
         const engine::SandboxProbe probe = engine::probeSandbox();
         if (!probe.ok)
-            QFAIL(qPrintable(QStringLiteral("bubblewrap cannot start a sandbox here: %1").arg(probe.message)));
+            QFAIL(qPrintable(
+                QStringLiteral("bubblewrap cannot start a sandbox here: %1").arg(probe.message)));
         // Under the build tree, not /tmp: visible to any process that reads the whole disk.
         QTemporaryDir root(QDir::currentPath() + QStringLiteral("/sandbox-XXXXXX"));
         QVERIFY(root.isValid());
         const QString home = root.filePath(QStringLiteral("home"));
         const QString db = root.filePath(QStringLiteral("data/results.kbdb"));
         const QString keys = root.filePath(QStringLiteral("config/kbstudio/keys.json"));
-        const QString workspace = root.filePath(QStringLiteral("data/results.work/run-1/attempt-1/workspace"));
+        const QString workspace =
+            root.filePath(QStringLiteral("data/results.work/run-1/attempt-1/workspace"));
         QVERIFY(writeFile(home + QStringLiteral("/.secret"), kSecret));
         QVERIFY(writeFile(db, kDbSecret));
         QVERIFY(writeFile(keys, kKeySecret));
@@ -54,7 +55,8 @@ private Q_SLOTS:
         const QString command =
             QStringLiteral("cat %1/.secret; cat %2; cat %3; ls %1; touch %4/escape; "
                            "echo written > inside.txt; cat model.py; "
-                           "python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 80), 2)' 2>&1 | tail -1; "
+                           "python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 80), "
+                           "2)' 2>&1 | tail -1; "
                            "echo END")
                 .arg(home, db, keys, root.filePath(QStringLiteral("data")));
         runner.run(command);
@@ -68,7 +70,8 @@ private Q_SLOTS:
         QVERIFY2(out.contains(QStringLiteral("class Model")), qPrintable(out)); // its own workspace
         QVERIFY(!QFile::exists(root.filePath(QStringLiteral("data/escape"))));
         QVERIFY(QFile::exists(workspace + QStringLiteral("/inside.txt")));
-        QVERIFY2(out.contains(QStringLiteral("Network is unreachable")) || out.contains(QStringLiteral("OSError")),
+        QVERIFY2(out.contains(QStringLiteral("Network is unreachable")) ||
+                     out.contains(QStringLiteral("OSError")),
                  qPrintable(out));
     }
 
@@ -82,7 +85,8 @@ private Q_SLOTS:
         // Never the whole root: only chosen folders are bound.
         for (int i = 0; i + 2 < cpu.size(); ++i)
             if (cpu.at(i) == QLatin1String("--ro-bind") || cpu.at(i) == QLatin1String("--bind"))
-                QVERIFY2(cpu.at(i + 1) != QLatin1String("/"), "the sandbox binds the whole file system");
+                QVERIFY2(cpu.at(i + 1) != QLatin1String("/"),
+                         "the sandbox binds the whole file system");
         spec.gpu = true;
         const QStringList gpu = engine::sandboxArguments(spec);
         QVERIFY(gpu.contains(QStringLiteral("/sys")));

@@ -21,7 +21,6 @@
 
 #include <QJsonDocument>
 #include <QTemporaryDir>
-
 #include <cmath>
 #include <map>
 #include <optional>
@@ -34,8 +33,7 @@ namespace kb::test {
 class GuiFixture {
 public:
     GuiFixture()
-        : m_path(m_dir.filePath(QStringLiteral("fixture.kbdb")))
-    {
+        : m_path(m_dir.filePath(QStringLiteral("fixture.kbdb"))) {
         db::Database database(m_path.toStdString());
         fill(database.connection());
     }
@@ -44,21 +42,18 @@ public:
     QString dir() const { return m_dir.path(); }
     db::Id run1() const { return m_run1; }
     db::Id run2() const { return m_run2; }
-    db::Id attempt(db::Id run, const std::string& model, const std::string& task) const
-    {
+    db::Id attempt(db::Id run, const std::string& model, const std::string& task) const {
         return m_attempts.at({run, model + "/" + task});
     }
 
     // A migrated database with a catalog but no runs.
-    static void writeEmpty(const QString& path)
-    {
+    static void writeEmpty(const QString& path) {
         db::Database database(path.toStdString());
         db::CatalogRepository(database.connection()).upsertSuite({0, "sample", "empty", ""});
     }
 
     // A database whose schema is newer than this program's.
-    static void writeTooNew(const QString& path)
-    {
+    static void writeTooNew(const QString& path) {
         db::Database database(path.toStdString());
         database.connection().exec("INSERT INTO schema_version(version) VALUES (9999)");
         database.connection().exec("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -74,16 +69,14 @@ private:
         std::string message;
     };
 
-    static std::vector<double> samples(double centre, int n)
-    {
+    static std::vector<double> samples(double centre, int n) {
         std::vector<double> out;
         for (int i = 0; i < n; ++i)
             out.push_back(centre * (1.0 + 0.03 * std::sin(i * 1.7)));
         return out;
     }
 
-    static db::TimingSeriesRow series(const std::string& kind, double centreMs)
-    {
+    static db::TimingSeriesRow series(const std::string& kind, double centreMs) {
         db::TimingSeriesRow s;
         s.kind = kind;
         s.samplesMs = samples(centreMs, 20);
@@ -96,8 +89,8 @@ private:
         return s;
     }
 
-    void evaluate(db::Connection& conn, db::Id attemptId, const std::string& task, const Outcome& o)
-    {
+    void evaluate(db::Connection& conn, db::Id attemptId, const std::string& task,
+                  const Outcome& o) {
         db::RunRepository runs(conn);
         db::TurnRow turn;
         turn.attemptId = attemptId;
@@ -117,8 +110,9 @@ private:
         build.status = o.verdict == "build_error" ? "failed" : "ok";
         build.seconds = 12.5;
         build.cacheKey = "key-" + std::to_string(attemptId);
-        build.log = o.verdict == "build_error" ? "kernel.cu(7): error: identifier \"blockIdx\" is undefined"
-                                               : "building extension... done";
+        build.log = o.verdict == "build_error"
+                        ? "kernel.cu(7): error: identifier \"blockIdx\" is undefined"
+                        : "building extension... done";
         r.build = build;
         db::EnvironmentRow env;
         env.fingerprint = "cpu-fixture";
@@ -162,8 +156,7 @@ private:
         db::EvaluationRepository(conn).store(r);
     }
 
-    void fill(db::Connection& conn)
-    {
+    void fill(db::Connection& conn) {
         db::CatalogRepository catalog(conn);
         const db::Id provider = catalog.upsertProvider({0, "demo", "demo", "", "{}"});
         std::vector<db::Id> models;
@@ -192,7 +185,9 @@ private:
         }
         const std::vector<db::Id> tasks = catalog.upsertTasks(suite, rows);
 
-        const std::string settings = QJsonDocument(engine::EvalSettings().toJson()).toJson(QJsonDocument::Compact).toStdString();
+        const std::string settings = QJsonDocument(engine::EvalSettings().toJson())
+                                         .toJson(QJsonDocument::Compact)
+                                         .toStdString();
         db::RunRepository runs(conn);
         db::RunRow run1;
         run1.name = "baseline sweep";
@@ -209,36 +204,56 @@ private:
             m_attempts[{a.runId, a.modelName + "/" + a.taskKey}] = a.id;
 
         runs.setRunStatus(m_run1, "running");
-        evaluate(conn, attempt(m_run1, "demo-a", "l1_relu"), "l1_relu", {"correct", 2.0, 1.5, false, {}, ""});
-        evaluate(conn, attempt(m_run1, "demo-a", "l1_matmul"), "l1_matmul", {"correct", 0.5, 0.25, false, {}, ""});
+        evaluate(conn, attempt(m_run1, "demo-a", "l1_relu"), "l1_relu",
+                 {"correct", 2.0, 1.5, false, {}, ""});
+        evaluate(conn, attempt(m_run1, "demo-a", "l1_matmul"), "l1_matmul",
+                 {"correct", 0.5, 0.25, false, {}, ""});
         evaluate(conn, attempt(m_run1, "demo-a", "l2_conv_bias"), "l2_conv_bias",
-                 {"incorrect", std::nullopt, std::nullopt, false, {}, "max abs error 3.2e-02 > atol 1e-04"});
-        evaluate(conn, attempt(m_run1, "demo-a", "l3_mlp"), "l3_mlp", {"correct", 1.25, std::nullopt, false, {}, ""});
+                 {"incorrect",
+                  std::nullopt,
+                  std::nullopt,
+                  false,
+                  {},
+                  "max abs error 3.2e-02 > atol 1e-04"});
+        evaluate(conn, attempt(m_run1, "demo-a", "l3_mlp"), "l3_mlp",
+                 {"correct", 1.25, std::nullopt, false, {}, ""});
         evaluate(conn, attempt(m_run1, "demo-b", "l1_relu"), "l1_relu",
-                 {"correct", 40.0, 30.0, true,
-                  {{"excessive-speedup", "suspicious", "", "40.0x vs eager exceeds the plausibility limit of 10x"},
+                 {"correct",
+                  40.0,
+                  30.0,
+                  true,
+                  {{"excessive-speedup", "suspicious", "",
+                    "40.0x vs eager exceeds the plausibility limit of 10x"},
                    {"precision-downgrade", "info", "line 9", "__half arithmetic in the kernel"}},
                   "suspicious: 40.0x vs eager"});
         evaluate(conn, attempt(m_run1, "demo-b", "l1_matmul"), "l1_matmul",
                  {"build_error", std::nullopt, std::nullopt, false, {}, "build failed"});
-        evaluate(conn, attempt(m_run1, "demo-b", "l2_conv_bias"), "l2_conv_bias", {"correct", 1.1, 0.9, false, {}, ""});
+        evaluate(conn, attempt(m_run1, "demo-b", "l2_conv_bias"), "l2_conv_bias",
+                 {"correct", 1.1, 0.9, false, {}, ""});
         evaluate(conn, attempt(m_run1, "demo-b", "l3_mlp"), "l3_mlp",
-                 {"rejected", std::nullopt, std::nullopt, false,
+                 {"rejected",
+                  std::nullopt,
+                  std::nullopt,
+                  false,
                   {{"torch-op-in-forward", "reject", "line 12", "torch.matmul called in forward"}},
                   "static check: torch-op-in-forward at line 12"});
         runs.setRunStatus(m_run1, "finished");
 
         runs.setRunStatus(m_run2, "running");
-        evaluate(conn, attempt(m_run2, "demo-a", "l1_relu"), "l1_relu", {"correct", 2.5, 1.9, false, {}, ""});
+        evaluate(conn, attempt(m_run2, "demo-a", "l1_relu"), "l1_relu",
+                 {"correct", 2.5, 1.9, false, {}, ""});
 
         // l2_conv_bias is flagged on CUDA; l1_relu has baselines on two devices.
-        db::Statement flag(conn, "INSERT INTO task_validations(task_id, device, flags_json) VALUES (?, 'cuda', "
-                                 "'[\"output_below_tolerance\"]'), (?, 'cpu', '[]')");
+        db::Statement flag(
+            conn, "INSERT INTO task_validations(task_id, device, flags_json) VALUES (?, 'cuda', "
+                  "'[\"output_below_tolerance\"]'), (?, 'cpu', '[]')");
         flag.bind(1, tasks[2]).bind(2, tasks[0]).exec();
-        conn.exec("INSERT INTO baselines(task_hash, device, torch_version, settings_key, eager_median_ms, "
-                  "compile_median_ms, measured_at) VALUES "
-                  "('hash-l1_relu', 'NVIDIA H200', '2.5.0', 'fp32', 0.125, 0.1, '2026-01-01T00:00:00Z'), "
-                  "('hash-l1_relu', 'Fixture CPU', '2.1.0', 'fp32', 1.0, NULL, '2026-01-01T00:00:00Z')");
+        conn.exec(
+            "INSERT INTO baselines(task_hash, device, torch_version, settings_key, "
+            "eager_median_ms, "
+            "compile_median_ms, measured_at) VALUES "
+            "('hash-l1_relu', 'NVIDIA H200', '2.5.0', 'fp32', 0.125, 0.1, '2026-01-01T00:00:00Z'), "
+            "('hash-l1_relu', 'Fixture CPU', '2.1.0', 'fp32', 1.0, NULL, '2026-01-01T00:00:00Z')");
     }
 
     QTemporaryDir m_dir;

@@ -12,8 +12,7 @@
 namespace kb::test {
 
 // Reads a snapshot synchronously; fails the test when the database cannot be read.
-inline gui::SnapshotPtr loadSnapshot(const QString& path)
-{
+inline gui::SnapshotPtr loadSnapshot(const QString& path) {
     const auto result = gui::loadSnapshotFile(path);
     if (!result.snapshot)
         qFatal("cannot load fixture: %s", qPrintable(result.error));
@@ -21,8 +20,7 @@ inline gui::SnapshotPtr loadSnapshot(const QString& path)
 }
 
 // Points QSettings at a private folder so tests never read or write the user's settings.
-inline void isolateSettings(const QTemporaryDir& dir)
-{
+inline void isolateSettings(const QTemporaryDir& dir) {
     QCoreApplication::setOrganizationName(QStringLiteral("KernelBenchStudioTest"));
     QCoreApplication::setApplicationName(QStringLiteral("kbstudio-test"));
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
@@ -31,8 +29,7 @@ inline void isolateSettings(const QTemporaryDir& dir)
 }
 
 // The display text of a cell.
-inline QString text(const QAbstractItemModel* model, int row, int column)
-{
+inline QString text(const QAbstractItemModel* model, int row, int column) {
     return model->index(row, column).data().toString();
 }
 

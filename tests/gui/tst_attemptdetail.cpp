@@ -1,14 +1,12 @@
 // The attempt detail: its models (trials, timing, findings), what the page shows for fixture
 // attempts, and accept/reject writing the review to the database.
 
-#include "guifixture.h"
-
-#include "db/database.h"
-#include "db/sqlite.h"
-#include "guitesthelpers.h"
-
 #include "data/attemptdetailloader.h"
+#include "db/database.h"
 #include "db/runrepository.h"
+#include "db/sqlite.h"
+#include "guifixture.h"
+#include "guitesthelpers.h"
 #include "models/findingsmodel.h"
 #include "models/timingsummarymodel.h"
 #include "models/trialsmodel.h"
@@ -26,16 +24,14 @@ using namespace kb;
 
 namespace {
 
-gui::AttemptDetailPtr load(const QString& path, db::Id id)
-{
+gui::AttemptDetailPtr load(const QString& path, db::Id id) {
     auto result = gui::loadAttemptDetail(path, id);
     if (!result.detail)
         qFatal("%s", qPrintable(result.error));
     return result.detail;
 }
 
-db::AttemptRow reread(const QString& path, db::Id id)
-{
+db::AttemptRow reread(const QString& path, db::Id id) {
     db::Database database(path.toStdString(), db::Database::Access::ReadOnly);
     return *db::RunRepository(database.connection()).attempt(id);
 }
@@ -46,17 +42,21 @@ class TestAttemptDetail : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void modelsPassTheTester()
-    {
-        const auto correct = load(m_fixture.path(), m_fixture.attempt(m_fixture.run1(), "demo-a", "l1_relu"));
-        const auto other = load(m_fixture.path(), m_fixture.attempt(m_fixture.run1(), "demo-b", "l3_mlp"));
+    void modelsPassTheTester() {
+        const auto correct =
+            load(m_fixture.path(), m_fixture.attempt(m_fixture.run1(), "demo-a", "l1_relu"));
+        const auto other =
+            load(m_fixture.path(), m_fixture.attempt(m_fixture.run1(), "demo-b", "l3_mlp"));
         const auto empty = std::make_shared<const db::AttemptDetail>();
         gui::TrialsModel trials;
         gui::TimingSummaryModel timing;
         gui::FindingsModel findings;
-        QAbstractItemModelTester t1(&trials, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(&timing, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t3(&findings, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t1(&trials,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(&timing,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t3(&findings,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
         for (const auto& detail : {correct, empty, other, gui::AttemptDetailPtr(), correct}) {
             trials.setSnapshot(detail);
             timing.setSnapshot(detail);
@@ -68,53 +68,66 @@ private Q_SLOTS:
         QCOMPARE(findings.rowCount(), 0);
     }
 
-    void trialsShowErrors()
-    {
+    void trialsShowErrors() {
         gui::TrialsModel trials;
-        trials.setSnapshot(load(m_fixture.path(), m_fixture.attempt(m_fixture.run1(), "demo-a", "l2_conv_bias")));
+        trials.setSnapshot(
+            load(m_fixture.path(), m_fixture.attempt(m_fixture.run1(), "demo-a", "l2_conv_bias")));
         QCOMPARE(trials.rowCount(), 5);
         QCOMPARE(test::text(&trials, 0, gui::TrialsModel::ResultColumn), QStringLiteral("passed"));
         QCOMPARE(test::text(&trials, 1, gui::TrialsModel::ResultColumn), QStringLiteral("failed"));
         QCOMPARE(trials.index(1, 0).data(gui::TrialsModel::PassedRole).toBool(), false);
-        QCOMPARE(test::text(&trials, 1, gui::TrialsModel::MaxAbsErrorColumn), QStringLiteral("0.032"));
+        QCOMPARE(test::text(&trials, 1, gui::TrialsModel::MaxAbsErrorColumn),
+                 QStringLiteral("0.032"));
         QCOMPARE(test::text(&trials, 1, gui::TrialsModel::MismatchColumn), QStringLiteral("25.0%"));
-        QVERIFY(test::text(&trials, 1, gui::TrialsModel::MessageColumn).contains(QStringLiteral("atol")));
+        QVERIFY(test::text(&trials, 1, gui::TrialsModel::MessageColumn)
+                    .contains(QStringLiteral("atol")));
     }
 
-    void timingAndFindings()
-    {
-        const auto detail = load(m_fixture.path(), m_fixture.attempt(m_fixture.run1(), "demo-b", "l1_relu"));
+    void timingAndFindings() {
+        const auto detail =
+            load(m_fixture.path(), m_fixture.attempt(m_fixture.run1(), "demo-b", "l1_relu"));
         gui::TimingSummaryModel timing;
         timing.setSnapshot(detail);
         QCOMPARE(timing.rowCount(), 3);
-        QCOMPARE(test::text(&timing, 0, gui::TimingSummaryModel::SeriesColumn), QStringLiteral("candidate"));
-        QCOMPARE(test::text(&timing, 0, gui::TimingSummaryModel::SamplesColumn), QStringLiteral("20"));
-        QCOMPARE(test::text(&timing, 0, gui::TimingSummaryModel::MedianColumn), QStringLiteral("25 µs")); // 1 ms / 40
-        QCOMPARE(test::text(&timing, 1, gui::TimingSummaryModel::MedianColumn), QStringLiteral("1 ms"));
-        QCOMPARE(timing.index(1, gui::TimingSummaryModel::MedianColumn).data(gui::TimingSummaryModel::MillisecondsRole).toDouble(), 1.0);
+        QCOMPARE(test::text(&timing, 0, gui::TimingSummaryModel::SeriesColumn),
+                 QStringLiteral("candidate"));
+        QCOMPARE(test::text(&timing, 0, gui::TimingSummaryModel::SamplesColumn),
+                 QStringLiteral("20"));
+        QCOMPARE(test::text(&timing, 0, gui::TimingSummaryModel::MedianColumn),
+                 QStringLiteral("25 µs")); // 1 ms / 40
+        QCOMPARE(test::text(&timing, 1, gui::TimingSummaryModel::MedianColumn),
+                 QStringLiteral("1 ms"));
+        QCOMPARE(timing.index(1, gui::TimingSummaryModel::MedianColumn)
+                     .data(gui::TimingSummaryModel::MillisecondsRole)
+                     .toDouble(),
+                 1.0);
 
         gui::FindingsModel findings;
         findings.setSnapshot(detail);
         QCOMPARE(findings.rowCount(), 2);
-        QCOMPARE(test::text(&findings, 0, gui::FindingsModel::RuleColumn), QStringLiteral("excessive-speedup"));
-        QCOMPARE(test::text(&findings, 0, gui::FindingsModel::SeverityColumn), QStringLiteral("suspicious"));
-        QVERIFY(test::text(&findings, 0, gui::FindingsModel::MessageColumn).contains(QStringLiteral("40.0x")));
-        QVERIFY(test::text(&findings, 0, gui::FindingsModel::ExplanationColumn).contains(QStringLiteral("plausibility")));
+        QCOMPARE(test::text(&findings, 0, gui::FindingsModel::RuleColumn),
+                 QStringLiteral("excessive-speedup"));
+        QCOMPARE(test::text(&findings, 0, gui::FindingsModel::SeverityColumn),
+                 QStringLiteral("suspicious"));
+        QVERIFY(test::text(&findings, 0, gui::FindingsModel::MessageColumn)
+                    .contains(QStringLiteral("40.0x")));
+        QVERIFY(test::text(&findings, 0, gui::FindingsModel::ExplanationColumn)
+                    .contains(QStringLiteral("plausibility")));
         QVERIFY(!test::text(&findings, 1, gui::FindingsModel::ExplanationColumn).isEmpty());
-        QVERIFY(findings.index(0, 0).data(gui::FindingsModel::SortRole).toInt()
-                > findings.index(1, 0).data(gui::FindingsModel::SortRole).toInt());
+        QVERIFY(findings.index(0, 0).data(gui::FindingsModel::SortRole).toInt() >
+                findings.index(1, 0).data(gui::FindingsModel::SortRole).toInt());
     }
 
     // A speedup measured with an interval shows it in the header; a noisy one says so.
-    void headerShowsIntervalAndNoise()
-    {
+    void headerShowsIntervalAndNoise() {
         test::GuiFixture fixture;
         const db::Id id = fixture.attempt(fixture.run1(), "demo-a", "l1_relu");
         {
             db::Database database(fixture.path().toStdString());
-            db::Statement q(database.connection(),
-                            "INSERT INTO attempt_timing(attempt_id, speedup_eager_low, speedup_eager_high, "
-                            "noisy_eager, regime) VALUES (?, 1.7, 2.3, 1, 'launch-bound')");
+            db::Statement q(
+                database.connection(),
+                "INSERT INTO attempt_timing(attempt_id, speedup_eager_low, speedup_eager_high, "
+                "noisy_eager, regime) VALUES (?, 1.7, 2.3, 1, 'launch-bound')");
             q.bind(1, id).exec();
         }
         gui::AttemptDetailPage page;
@@ -123,13 +136,13 @@ private Q_SLOTS:
         page.showAttempt(id);
         QTRY_COMPARE_WITH_TIMEOUT(shown.size(), 1, 10000);
         const QString header = page.headerText();
-        QVERIFY2(header.contains(QStringLiteral("2.00× [1.70, 2.30] vs eager")), qPrintable(header));
+        QVERIFY2(header.contains(QStringLiteral("2.00× [1.70, 2.30] vs eager")),
+                 qPrintable(header));
         QVERIFY2(header.contains(QStringLiteral("noisy timing")), qPrintable(header));
         QVERIFY2(header.contains(QStringLiteral("launch-bound")), qPrintable(header));
     }
 
-    void pageShowsEverything()
-    {
+    void pageShowsEverything() {
         gui::AttemptDetailPage page;
         page.setDatabasePath(m_fixture.path());
         QSignalSpy shown(&page, &gui::AttemptDetailPage::detailShown);
@@ -142,7 +155,8 @@ private Q_SLOTS:
         QVERIFY(page.headerText().contains(QStringLiteral("l1_relu")));
         QVERIFY(page.headerText().contains(QStringLiteral("40.0×")));
         QVERIFY(page.headerText().contains(QStringLiteral("suspicious")));
-        QVERIFY(page.transcriptText().contains(QStringLiteral("Write a faster kernel for l1_relu")));
+        QVERIFY(
+            page.transcriptText().contains(QStringLiteral("Write a faster kernel for l1_relu")));
         QVERIFY(page.transcriptText().contains(QStringLiteral("Here is my kernel")));
         QVERIFY(page.codeText().contains(QStringLiteral("class ModelNew")));
         QVERIFY(page.buildLogText().contains(QStringLiteral("building extension")));
@@ -150,7 +164,8 @@ private Q_SLOTS:
         QCOMPARE(page.trialsModel()->rowCount(), 5);
         QCOMPARE(page.timingModel()->rowCount(), 3);
         QCOMPARE(page.findingsModel()->rowCount(), 2);
-        QCOMPARE(page.tabs()->tabText(gui::AttemptDetailPage::FindingsTab), QStringLiteral("Findings (2)"));
+        QCOMPARE(page.tabs()->tabText(gui::AttemptDetailPage::FindingsTab),
+                 QStringLiteral("Findings (2)"));
         QVERIFY(page.timingPlot()->eagerMedianMarker());
         QCOMPARE(*page.timingPlot()->eagerMedianMarker(), 1.0);
         QCOMPARE(page.timingPlot()->graphCount(), 3);
@@ -168,17 +183,16 @@ private Q_SLOTS:
         QVERIFY(!page.acceptButton()->isVisibleTo(&page));
     }
 
-    void unknownAttemptIsAReadableError()
-    {
+    void unknownAttemptIsAReadableError() {
         gui::AttemptDetailPage page;
         page.setDatabasePath(m_fixture.path());
         page.showAttempt(424242);
-        QTRY_VERIFY_WITH_TIMEOUT(page.headerText().contains(QStringLiteral("not in the database")), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(page.headerText().contains(QStringLiteral("not in the database")),
+                                 10000);
         QVERIFY(!page.detail());
     }
 
-    void acceptAndRejectWriteTheReview()
-    {
+    void acceptAndRejectWriteTheReview() {
         test::GuiFixture fixture;
         const db::Id id = fixture.attempt(fixture.run1(), "demo-b", "l1_relu");
         gui::AttemptDetailPage page;
@@ -214,8 +228,7 @@ private Q_SLOTS:
         QCOMPARE(reread(fixture.path(), id).review, std::string("none"));
     }
 
-    void reviewOnAnUnwritableDatabaseSaysWhy()
-    {
+    void reviewOnAnUnwritableDatabaseSaysWhy() {
         test::GuiFixture fixture;
         const db::Id id = fixture.attempt(fixture.run1(), "demo-b", "l1_relu");
         gui::AttemptDetailPage page;
@@ -229,7 +242,8 @@ private Q_SLOTS:
         QFile::remove(fixture.path() + QStringLiteral("-shm"));
         QVERIFY(QFile(fixture.path()).open(QIODevice::WriteOnly)); // now an empty file, not our DB
         QVERIFY(!page.review(gui::Review::Accepted));
-        QVERIFY2(page.reviewStatusText().contains(QStringLiteral("attempt"), Qt::CaseInsensitive), qPrintable(page.reviewStatusText()));
+        QVERIFY2(page.reviewStatusText().contains(QStringLiteral("attempt"), Qt::CaseInsensitive),
+                 qPrintable(page.reviewStatusText()));
     }
 
 private:

@@ -12,8 +12,7 @@ class TestCommandLine : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void parses_data()
-    {
+    void parses_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("db");
         QTest::addColumn<QString>("shots");
@@ -25,19 +24,27 @@ private Q_SLOTS:
                 out << QString::fromUtf8(item);
             return out;
         };
-        QTest::newRow("nothing") << args({}) << "" << "" << false << false;
-        QTest::newRow("db") << args({"--db", "x.kbdb"}) << "x.kbdb" << "" << false << false;
-        QTest::newRow("db=") << args({"--db=y.kbdb"}) << "y.kbdb" << "" << false << false;
-        QTest::newRow("screenshots") << args({"--db", "x", "--screenshots", "out"}) << "x" << "out" << false << false;
-        QTest::newRow("version") << args({"--version"}) << "" << "" << true << false;
-        QTest::newRow("-v") << args({"-v"}) << "" << "" << true << false;
-        QTest::newRow("unknown option") << args({"--frobnicate"}) << "" << "" << false << true;
-        QTest::newRow("positional") << args({"x.kbdb"}) << "" << "" << false << true;
-        QTest::newRow("db without value") << args({"--db"}) << "" << "" << false << true;
+        QTest::newRow("nothing") << args({}) << ""
+                                 << "" << false << false;
+        QTest::newRow("db") << args({"--db", "x.kbdb"}) << "x.kbdb"
+                            << "" << false << false;
+        QTest::newRow("db=") << args({"--db=y.kbdb"}) << "y.kbdb"
+                             << "" << false << false;
+        QTest::newRow("screenshots") << args({"--db", "x", "--screenshots", "out"}) << "x"
+                                     << "out" << false << false;
+        QTest::newRow("version") << args({"--version"}) << ""
+                                 << "" << true << false;
+        QTest::newRow("-v") << args({"-v"}) << ""
+                            << "" << true << false;
+        QTest::newRow("unknown option") << args({"--frobnicate"}) << ""
+                                        << "" << false << true;
+        QTest::newRow("positional") << args({"x.kbdb"}) << ""
+                                    << "" << false << true;
+        QTest::newRow("db without value") << args({"--db"}) << ""
+                                          << "" << false << true;
     }
 
-    void parses()
-    {
+    void parses() {
         QFETCH(QStringList, args);
         QFETCH(QString, db);
         QFETCH(QString, shots);
@@ -52,16 +59,16 @@ private Q_SLOTS:
         QCOMPARE(cl.version, version);
     }
 
-    void versionAndHelpNeedNoDisplay_data()
-    {
+    void versionAndHelpNeedNoDisplay_data() {
         QTest::addColumn<QString>("option");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("--version") << "--version" << QString(gui::versionText() + QLatin1Char('\n'));
-        QTest::newRow("--help") << "--help" << "--screenshots";
+        QTest::newRow("--version")
+            << "--version" << QString(gui::versionText() + QLatin1Char('\n'));
+        QTest::newRow("--help") << "--help"
+                                << "--screenshots";
     }
 
-    void versionAndHelpNeedNoDisplay()
-    {
+    void versionAndHelpNeedNoDisplay() {
         QFETCH(QString, option);
         QFETCH(QString, expected);
         QCOMPARE(gui::versionText(), QStringLiteral("kbstudio " KBSTUDIO_VERSION));
@@ -83,13 +90,13 @@ private Q_SLOTS:
             QVERIFY2(out.contains(expected), qPrintable(out));
     }
 
-    void badArgumentsExitWithAnError()
-    {
+    void badArgumentsExitWithAnError() {
         QProcess process;
         process.start(QStringLiteral(KBSTUDIO_EXECUTABLE), {QStringLiteral("--frobnicate")});
         QVERIFY(process.waitForFinished(30000));
         QCOMPARE(process.exitCode(), 2);
-        QVERIFY(QString::fromUtf8(process.readAllStandardError()).contains(QStringLiteral("frobnicate")));
+        QVERIFY(QString::fromUtf8(process.readAllStandardError())
+                    .contains(QStringLiteral("frobnicate")));
     }
 };
 

@@ -10,7 +10,6 @@
 
 #include "guifixture.h"
 #include "guitesthelpers.h"
-
 #include "models/pairedtasksmodel.h"
 #include "pages/comparepage.h"
 #include "plots/headtoheadplot.h"
@@ -20,7 +19,6 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTest>
-
 #include <cmath>
 
 using namespace kb;
@@ -33,8 +31,7 @@ class TestCompare : public QObject {
 private Q_SLOTS:
     void initTestCase() { m_snapshot = test::loadSnapshot(m_fixture.path()); }
 
-    void twoModelsOfOneRun()
-    {
+    void twoModelsOfOneRun() {
         const auto c = gui::compareSides(*m_snapshot, {m_fixture.run1(), QStringLiteral("demo-a")},
                                          {m_fixture.run1(), QStringLiteral("demo-b")});
         QCOMPARE(c->sharedTasks(), 4);
@@ -47,8 +44,7 @@ private Q_SLOTS:
         QCOMPARE(c->signTestP, 1.0);
     }
 
-    void oneModelInTwoRuns()
-    {
+    void oneModelInTwoRuns() {
         const auto c = gui::compareSides(*m_snapshot, {m_fixture.run2(), QStringLiteral("demo-a")},
                                          {m_fixture.run1(), QStringLiteral("demo-a")});
         QCOMPARE(c->sharedTasks(), 1);
@@ -57,12 +53,13 @@ private Q_SLOTS:
         QVERIFY(std::abs(*c->geomeanRatio - 1.25) < 1e-9);
     }
 
-    void modelPassesTheTesterAndSortsByDifference()
-    {
+    void modelPassesTheTesterAndSortsByDifference() {
         PairedTasksModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), 0);
-        model.setComparison(gui::compareSides(*m_snapshot, {m_fixture.run1(), QStringLiteral("demo-a")},
+        model.setComparison(gui::compareSides(*m_snapshot,
+                                              {m_fixture.run1(), QStringLiteral("demo-a")},
                                               {m_fixture.run1(), QStringLiteral("demo-b")}));
         QCOMPARE(model.rowCount(), 4);
         QSortFilterProxyModel proxy;
@@ -70,16 +67,19 @@ private Q_SLOTS:
         proxy.setSortRole(PairedTasksModel::SortRole);
         proxy.sort(PairedTasksModel::RatioColumn, Qt::DescendingOrder);
         // |ln 2| = |ln 0.5| > |ln 1.25| > |ln (1/1.1)|
-        QCOMPARE(proxy.index(2, PairedTasksModel::TaskColumn).data().toString(), QStringLiteral("l3_mlp"));
-        QCOMPARE(proxy.index(3, PairedTasksModel::TaskColumn).data().toString(), QStringLiteral("l2_conv_bias"));
-        QCOMPARE(proxy.index(3, PairedTasksModel::BetterColumn).data().toString(), QStringLiteral("B"));
-        QCOMPARE(proxy.index(2, PairedTasksModel::BetterColumn).data().toString(), QStringLiteral("A"));
+        QCOMPARE(proxy.index(2, PairedTasksModel::TaskColumn).data().toString(),
+                 QStringLiteral("l3_mlp"));
+        QCOMPARE(proxy.index(3, PairedTasksModel::TaskColumn).data().toString(),
+                 QStringLiteral("l2_conv_bias"));
+        QCOMPARE(proxy.index(3, PairedTasksModel::BetterColumn).data().toString(),
+                 QStringLiteral("B"));
+        QCOMPARE(proxy.index(2, PairedTasksModel::BetterColumn).data().toString(),
+                 QStringLiteral("A"));
         model.setComparison(nullptr);
         QCOMPARE(model.rowCount(), 0);
     }
 
-    void pageDefaultsToTheFirstTwoModelsAndSwaps()
-    {
+    void pageDefaultsToTheFirstTwoModelsAndSwaps() {
         gui::ComparePage page;
         page.setSnapshot(m_snapshot, m_fixture.run1());
         QCOMPARE(page.sideA().model, QStringLiteral("demo-a"));
@@ -87,24 +87,26 @@ private Q_SLOTS:
         QVERIFY(page.comparison());
         QCOMPARE(page.tasksModel()->rowCount(), 4);
         QCOMPARE(page.plot()->pointCount(), 4);
-        QVERIFY2(page.summaryText().contains(QStringLiteral("<b>4</b> shared tasks")), qPrintable(page.summaryText()));
+        QVERIFY2(page.summaryText().contains(QStringLiteral("<b>4</b> shared tasks")),
+                 qPrintable(page.summaryText()));
         QVERIFY(page.summaryText().contains(QStringLiteral("1.032×")));
 
         page.setSides(page.sideB(), page.sideA());
         QCOMPARE(page.sideA().model, QStringLiteral("demo-b"));
         QCOMPARE(page.comparison()->wins, 2);
-        QVERIFY(std::abs(*page.comparison()->geomeanRatio - 1.0 / std::pow(2.0 * 0.5 / 1.1 * 1.25, 0.25)) < 1e-9);
+        QVERIFY(std::abs(*page.comparison()->geomeanRatio -
+                         1.0 / std::pow(2.0 * 0.5 / 1.1 * 1.25, 0.25)) < 1e-9);
 
         // a reload keeps the chosen sides
         page.setSnapshot(test::loadSnapshot(m_fixture.path()), m_fixture.run1());
         QCOMPARE(page.sideA().model, QStringLiteral("demo-b"));
     }
 
-    void sameSideOrNoRunsSaySo()
-    {
+    void sameSideOrNoRunsSaySo() {
         gui::ComparePage page;
         page.setSnapshot(m_snapshot, m_fixture.run1());
-        page.setSides({m_fixture.run1(), QStringLiteral("demo-a")}, {m_fixture.run1(), QStringLiteral("demo-a")});
+        page.setSides({m_fixture.run1(), QStringLiteral("demo-a")},
+                      {m_fixture.run1(), QStringLiteral("demo-a")});
         QVERIFY(!page.comparison());
         QVERIFY(page.summaryText().contains(QStringLiteral("the same")));
         QCOMPARE(page.plot()->pointCount(), 0);

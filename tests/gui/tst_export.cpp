@@ -2,10 +2,9 @@
 // the GUI thread by the same code as `kbstudio-cli export`, errors come back readable; and the
 // window's shortcuts (Ctrl+1..N, Ctrl+E) and empty catalog pages.
 
+#include "app/mainwindow.h"
 #include "guifixture.h"
 #include "guitesthelpers.h"
-
-#include "app/mainwindow.h"
 #include "models/resultsfilterproxy.h"
 #include "pages/resultspage.h"
 
@@ -21,8 +20,7 @@ using V = gui::ResultsFilterProxy::VerdictFilter;
 
 namespace {
 
-QStringList csvColumn(const QString& path, const QString& name)
-{
+QStringList csvColumn(const QString& path, const QString& name) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         return {};
@@ -42,20 +40,20 @@ class TestExport : public QObject {
 private Q_SLOTS:
     void initTestCase() { test::isolateSettings(m_settingsDir); }
 
-    void filterMapping_data()
-    {
+    void filterMapping_data() {
         QTest::addColumn<int>("verdict");
         QTest::addColumn<QStringList>("verdicts");
         QTest::addColumn<bool>("hasNote");
         QTest::newRow("all") << int(V::All) << QStringList{} << false;
-        QTest::newRow("correct") << int(V::Correct) << QStringList{QStringLiteral("correct")} << false;
+        QTest::newRow("correct") << int(V::Correct) << QStringList{QStringLiteral("correct")}
+                                 << false;
         QTest::newRow("faster") << int(V::Faster) << QStringList{QStringLiteral("correct")} << true;
-        QTest::newRow("pending") << int(V::Pending) << QStringList{QStringLiteral("pending")} << false;
+        QTest::newRow("pending") << int(V::Pending) << QStringList{QStringLiteral("pending")}
+                                 << false;
         QTest::newRow("suspicious") << int(V::Suspicious) << QStringList{} << true;
     }
 
-    void filterMapping()
-    {
+    void filterMapping() {
         QFETCH(int, verdict);
         QFETCH(QStringList, verdicts);
         QFETCH(bool, hasNote);
@@ -72,8 +70,7 @@ private Q_SLOTS:
         QVERIFY(f.description.startsWith(QStringLiteral("run 7 · model demo-b · level 2")));
     }
 
-    void exportsWhatTheResultsFilterSelects()
-    {
+    void exportsWhatTheResultsFilterSelects() {
         MainWindow window;
         QSignalSpy applied(&window, &MainWindow::snapshotApplied);
         window.openDatabase(m_fixture.path());
@@ -88,8 +85,10 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 10000);
         QVERIFY2(done.at(0).at(0).toString().isEmpty(), qPrintable(done.at(0).at(0).toString()));
         QVERIFY(done.at(0).at(1).toString().contains(QStringLiteral("(2 attempts)")));
-        QCOMPARE(csvColumn(csv, QStringLiteral("model")), (QStringList{QStringLiteral("demo-b"), QStringLiteral("demo-b")}));
-        QCOMPARE(csvColumn(csv, QStringLiteral("level")), (QStringList{QStringLiteral("1"), QStringLiteral("1")}));
+        QCOMPARE(csvColumn(csv, QStringLiteral("model")),
+                 (QStringList{QStringLiteral("demo-b"), QStringLiteral("demo-b")}));
+        QCOMPARE(csvColumn(csv, QStringLiteral("level")),
+                 (QStringList{QStringLiteral("1"), QStringLiteral("1")}));
 
         const QString pdf = m_out.filePath(QStringLiteral("r.pdf"));
         window.exportTo(report::ExportFormat::Pdf, pdf);
@@ -108,8 +107,7 @@ private Q_SLOTS:
         QVERIFY(window.errorText().contains(QStringLiteral("one model")));
     }
 
-    void comparePageExportsThePairedComparison()
-    {
+    void comparePageExportsThePairedComparison() {
         MainWindow window;
         QSignalSpy applied(&window, &MainWindow::snapshotApplied);
         window.openDatabase(m_fixture.path());
@@ -117,7 +115,8 @@ private Q_SLOTS:
         window.setRunScope(m_fixture.run1());
         window.showPage(MainWindow::ComparePageIndex);
         const auto f = window.currentExportFilter();
-        QCOMPARE(f.filter.compare, (QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}));
+        QCOMPARE(f.filter.compare,
+                 (QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}));
         QCOMPARE(f.filter.runId, m_fixture.run1());
         QSignalSpy done(&window, &MainWindow::exportFinished);
         const QString md = m_out.filePath(QStringLiteral("compare.md"));
@@ -131,12 +130,12 @@ private Q_SLOTS:
         QVERIFY(window.currentExportFilter().filter.compare.isEmpty());
     }
 
-    void shortcutsForEveryPage()
-    {
+    void shortcutsForEveryPage() {
         MainWindow window;
         for (int page = 0; page < MainWindow::PageCount; ++page) {
             QCOMPARE(window.pageAction(static_cast<MainWindow::Page>(page))->shortcut(),
-                     QKeySequence(QKeyCombination(Qt::ControlModifier, static_cast<Qt::Key>(Qt::Key_1 + page))));
+                     QKeySequence(QKeyCombination(Qt::ControlModifier,
+                                                  static_cast<Qt::Key>(Qt::Key_1 + page))));
         }
         QStringList shortcuts;
         for (QAction* menu : window.menuBar()->actions()) {
@@ -150,8 +149,7 @@ private Q_SLOTS:
         QVERIFY(shortcuts.contains(QStringLiteral("F5")));
     }
 
-    void catalogPagesWorkWithoutRuns()
-    {
+    void catalogPagesWorkWithoutRuns() {
         const QString path = m_out.filePath(QStringLiteral("empty.kbdb"));
         test::GuiFixture::writeEmpty(path);
         MainWindow window;

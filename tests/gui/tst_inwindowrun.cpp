@@ -3,17 +3,15 @@
 // the engine is done, the monitor and the runs page show the finished counts and the database
 // holds the attempt with the verdict its stored candidate is known for.
 
-#include "guitesthelpers.h"
-
 #include "app/mainwindow.h"
 #include "data/catalog.h"
 #include "data/runplan.h"
+#include "db/database.h"
+#include "db/runrepository.h"
+#include "guitesthelpers.h"
 #include "models/runsmodel.h"
 #include "pages/monitorpage.h"
 #include "pages/runspage.h"
-
-#include "db/database.h"
-#include "db/runrepository.h"
 #include "run/runengine.h"
 
 #include <QProgressBar>
@@ -27,15 +25,13 @@ class TestInWindowRun : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase()
-    {
+    void initTestCase() {
         test::isolateSettings(m_settingsDir);
         // The real harness and sample suite of this source tree.
         qputenv("KBSTUDIO_RESOURCES", QByteArrayLiteral(KBSTUDIO_SOURCE_RESOURCES));
     }
 
-    void smallRunFinishesInTheWindow()
-    {
+    void smallRunFinishesInTheWindow() {
         const QString path = m_dir.filePath(QStringLiteral("inwindow.kbdb"));
         {
             engine::RunEngine setup(path);
@@ -75,8 +71,9 @@ private Q_SLOTS:
         QVERIFY2(finished.wait(540000) || finished.size() == 1, "the run did not finish");
         QCOMPARE(finished.at(0).at(0).toLongLong(), qint64(runId));
         QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("finished"));
-        QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() && window.snapshot()->findRun(runId)
-                                     && window.snapshot()->findRun(runId)->finished == 1 && !window.isLoading(),
+        QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() && window.snapshot()->findRun(runId) &&
+                                     window.snapshot()->findRun(runId)->finished == 1 &&
+                                     !window.isLoading(),
                                  20000);
 
         // The database holds the attempt, done, with the verdict of demo-a's stored candidate.
@@ -88,7 +85,8 @@ private Q_SLOTS:
             QCOMPARE(attempts[0].modelName, std::string("demo-a"));
             QCOMPARE(attempts[0].taskKey, std::string("l1-relu"));
             QVERIFY2(attempts[0].verdict == "correct", attempts[0].message.c_str());
-            QCOMPARE(db::RunRepository(database.connection()).run(runId)->status, std::string("finished"));
+            QCOMPARE(db::RunRepository(database.connection()).run(runId)->status,
+                     std::string("finished"));
         }
 
         // The runs page: 1 of 1 finished, 1 correct.
@@ -105,14 +103,17 @@ private Q_SLOTS:
         // The monitor: polled after the end, every attempt done.
         gui::MonitorPage* monitor = window.monitorPage();
         monitor->pollNow();
-        QTRY_VERIFY_WITH_TIMEOUT(monitor->monitorSnapshot() && monitor->monitorSnapshot()->run.status == "finished", 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(monitor->monitorSnapshot() &&
+                                     monitor->monitorSnapshot()->run.status == "finished",
+                                 10000);
         QCOMPARE(monitor->monitorSnapshot()->counts.done, 1);
         QCOMPARE(monitor->monitorSnapshot()->counts.total(), 1);
         QCOMPARE(monitor->monitorSnapshot()->counts.correct, 1);
         QCOMPARE(monitor->stateBar(gui::MonitorPage::Done)->value(), 1);
         QCOMPARE(monitor->stateBar(gui::MonitorPage::Queued)->value(), 0);
-        QVERIFY2(monitor->statsText().contains(QStringLiteral("1 of 1 attempts finished (1 correct)")),
-                 qPrintable(monitor->statsText()));
+        QVERIFY2(
+            monitor->statsText().contains(QStringLiteral("1 of 1 attempts finished (1 correct)")),
+            qPrintable(monitor->statsText()));
         QVERIFY(!window.runEngine()->isRunning());
     }
 

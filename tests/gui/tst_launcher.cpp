@@ -2,17 +2,15 @@
 // estimate from stored history or stated defaults, the dialog round trip, creating the run, and
 // starting it in the background as a detached process.
 
-#include "guifixture.h"
-#include "guitesthelpers.h"
-
 #include "data/catalogloader.h"
 #include "data/catalogwriter.h"
 #include "data/runlauncher.h"
 #include "data/runplan.h"
-#include "pages/runlauncherdialog.h"
-
 #include "db/database.h"
 #include "db/runrepository.h"
+#include "guifixture.h"
+#include "guitesthelpers.h"
+#include "pages/runlauncherdialog.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -25,16 +23,14 @@ using gui::RunPlan;
 
 namespace {
 
-gui::CatalogPtr catalogOf(const QString& path)
-{
+gui::CatalogPtr catalogOf(const QString& path) {
     const auto r = gui::loadCatalogFile(path);
     if (!r.catalog)
         qFatal("cannot load catalog: %s", qPrintable(r.error));
     return r.catalog;
 }
 
-RunPlan planFor(const gui::Catalog& c)
-{
+RunPlan planFor(const gui::Catalog& c) {
     RunPlan p;
     p.suiteId = c.suites.front().id;
     p.models = {QStringLiteral("demo-a")};
@@ -47,8 +43,7 @@ class TestLauncher : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void selectsTasksByLevelAndFilter()
-    {
+    void selectsTasksByLevelAndFilter() {
         test::GuiFixture fixture;
         const auto c = catalogOf(fixture.path());
         RunPlan p = planFor(*c);
@@ -59,8 +54,7 @@ private Q_SLOTS:
         QCOMPARE(gui::plannedTasks(*c, p).size(), size_t(1));
     }
 
-    void becomesARunSpec()
-    {
+    void becomesARunSpec() {
         test::GuiFixture fixture;
         const auto c = catalogOf(fixture.path());
         RunPlan p = planFor(*c);
@@ -100,8 +94,7 @@ private Q_SLOTS:
         QVERIFY(error.contains(QStringLiteral("No task")));
     }
 
-    void estimatesFromHistoryAndPrices()
-    {
+    void estimatesFromHistoryAndPrices() {
         test::GuiFixture fixture;
         auto c = catalogOf(fixture.path());
         RunPlan p = planFor(*c);
@@ -151,8 +144,7 @@ private Q_SLOTS:
         QVERIFY(e.text().contains(QStringLiteral("cost unknown")));
     }
 
-    void dialogRoundTrip()
-    {
+    void dialogRoundTrip() {
         test::GuiFixture fixture;
         const auto c = catalogOf(fixture.path());
         gui::RunLauncherDialog dialog(c);
@@ -203,11 +195,11 @@ private Q_SLOTS:
         QCOMPARE(int(dialog.plan().baseline), int(gui::BaselineMode::EagerAndCompile));
         QCOMPARE(dialog.plan().compileMode, QStringLiteral("max-autotune"));
         QVERIFY(dialog.validationError().isEmpty());
-        QVERIFY2(dialog.estimateText().contains(QStringLiteral("18 attempts")), qPrintable(dialog.estimateText()));
+        QVERIFY2(dialog.estimateText().contains(QStringLiteral("18 attempts")),
+                 qPrintable(dialog.estimateText()));
     }
 
-    void createsTheRunAndStartsItDetached()
-    {
+    void createsTheRunAndStartsItDetached() {
         test::GuiFixture fixture;
         const auto c = catalogOf(fixture.path());
         RunPlan p = planFor(*c);
@@ -221,23 +213,30 @@ private Q_SLOTS:
         QString error;
         const auto spec = gui::toRunSpec(*c, p, &error);
         QVERIFY(spec);
-        const db::Id runId = gui::createRunFromSpec(fixture.path(), *spec, gui::launcherSettings(p), &error);
+        const db::Id runId =
+            gui::createRunFromSpec(fixture.path(), *spec, gui::launcherSettings(p), &error);
         QVERIFY2(runId > 0, qPrintable(error));
         {
             db::Database database(fixture.path().toStdString(), db::Database::Access::ReadOnly);
             db::RunRepository runs(database.connection());
             QCOMPARE(runs.attempts(runId).size(), size_t(2));
             // every launcher setting is applied: stored where the engine reads it
-            const QJsonObject settings = QJsonDocument::fromJson(QByteArray::fromStdString(runs.run(runId)->settingsJson)).object();
+            const QJsonObject settings =
+                QJsonDocument::fromJson(QByteArray::fromStdString(runs.run(runId)->settingsJson))
+                    .object();
             const QJsonObject generation = settings.value(QStringLiteral("generation")).toObject();
             QCOMPARE(generation.value(QStringLiteral("max_tokens")).toInt(), 8192);
-            QCOMPARE(generation.value(QStringLiteral("prompt_template")).toString(), QStringLiteral("kernelbench"));
-            QCOMPARE(generation.value(QStringLiteral("prompt_template_sha256")).toString().size(), 64);
-            QCOMPARE(settings.value(QStringLiteral("precision")).toString(), QStringLiteral("fp16"));
+            QCOMPARE(generation.value(QStringLiteral("prompt_template")).toString(),
+                     QStringLiteral("kernelbench"));
+            QCOMPARE(generation.value(QStringLiteral("prompt_template_sha256")).toString().size(),
+                     64);
+            QCOMPARE(settings.value(QStringLiteral("precision")).toString(),
+                     QStringLiteral("fp16"));
             QCOMPARE(settings.value(QStringLiteral("atol")).toDouble(), 1e-2);
             QCOMPARE(settings.value(QStringLiteral("rtol")).toDouble(), 1e-2);
             QVERIFY(settings.value(QStringLiteral("allow_tf32")).toBool());
-            QCOMPARE(settings.value(QStringLiteral("compile_mode")).toString(), QStringLiteral("reduce-overhead"));
+            QCOMPARE(settings.value(QStringLiteral("compile_mode")).toString(),
+                     QStringLiteral("reduce-overhead"));
             QVERIFY(!settings.value(QStringLiteral("program_version")).toString().isEmpty());
         }
 
@@ -245,18 +244,23 @@ private Q_SLOTS:
         const QString script = dir.filePath(QStringLiteral("fake-cli"));
         QFile f(script);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QStringLiteral("#!/bin/sh\necho \"$@\" > '%1'\n").arg(dir.filePath(QStringLiteral("args.txt"))).toUtf8());
+        f.write(QStringLiteral("#!/bin/sh\necho \"$@\" > '%1'\n")
+                    .arg(dir.filePath(QStringLiteral("args.txt")))
+                    .toUtf8());
         f.close();
         f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
         QCOMPARE(gui::startRunInBackground(fixture.path(), runId, script), QString());
         const auto written = [&]() {
             QFile args(dir.filePath(QStringLiteral("args.txt")));
-            return args.open(QIODevice::ReadOnly) ? QString::fromUtf8(args.readAll()).trimmed() : QString();
+            return args.open(QIODevice::ReadOnly) ? QString::fromUtf8(args.readAll()).trimmed()
+                                                  : QString();
         };
         QTRY_VERIFY_WITH_TIMEOUT(!written().isEmpty(), 5000);
-        QCOMPARE(written(), QStringLiteral("run --db %1 --resume %2 --quiet").arg(fixture.path()).arg(runId));
+        QCOMPARE(written(),
+                 QStringLiteral("run --db %1 --resume %2 --quiet").arg(fixture.path()).arg(runId));
 
-        QVERIFY(gui::startRunInBackground(fixture.path(), runId, QString()).contains(QStringLiteral("not found")));
+        QVERIFY(gui::startRunInBackground(fixture.path(), runId, QString())
+                    .contains(QStringLiteral("not found")));
     }
 };
 

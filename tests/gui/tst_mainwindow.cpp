@@ -1,10 +1,10 @@
 // The main window: opening databases (good, empty, missing, broken), run scope, navigation
 // shortcuts, and settings that survive closing and reopening.
 
+#include "app/mainwindow.h"
 #include "guifixture.h"
 #include "guitesthelpers.h"
-
-#include "app/mainwindow.h"
+#include "models/leaderboardmodel.h"
 #include "models/resultsmodel.h"
 #include "models/runsmodel.h"
 #include "pages/attemptdetailpage.h"
@@ -13,7 +13,6 @@
 #include "pages/placeholderpage.h"
 #include "pages/resultspage.h"
 #include "pages/runspage.h"
-#include "models/leaderboardmodel.h"
 
 #include <QAction>
 #include <QFile>
@@ -32,8 +31,7 @@ private Q_SLOTS:
     void initTestCase() { test::isolateSettings(m_settingsDir); }
     void init() { QSettings().clear(); }
 
-    void opensAFixtureAndShowsItsRuns()
-    {
+    void opensAFixtureAndShowsItsRuns() {
         MainWindow window;
         QSignalSpy applied(&window, &MainWindow::snapshotApplied);
         window.show();
@@ -57,8 +55,7 @@ private Q_SLOTS:
         QCOMPARE(window.resultsPage()->model()->rowCount(), 4);
     }
 
-    void largeDatabasesAreReadOneRunAtATime()
-    {
+    void largeDatabasesAreReadOneRunAtATime() {
         MainWindow window;
         window.setWholeReadLimit(0); // the fixture's 10 attempts count as many
         window.show();
@@ -106,8 +103,7 @@ private Q_SLOTS:
         QCOMPARE(window.resultsPage()->model()->rowCount(), 4);
     }
 
-    void selectingARunChangesTheScope()
-    {
+    void selectingARunChangesTheScope() {
         MainWindow window;
         QSignalSpy applied(&window, &MainWindow::snapshotApplied);
         window.openDatabase(m_fixture.path());
@@ -116,14 +112,14 @@ private Q_SLOTS:
         for (int row = 0; row < runs->model()->rowCount(); ++row) {
             const QModelIndex index = runs->model()->index(row, 0);
             if (index.data(gui::RunsModel::RunIdRole).toLongLong() == m_fixture.run1())
-                runs->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+                runs->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                                   QItemSelectionModel::Rows);
         }
         QCOMPARE(window.runScope(), m_fixture.run1());
         QCOMPARE(window.resultsPage()->model()->runId(), m_fixture.run1());
     }
 
-    void doubleClickingACellOpensTheAttemptPage()
-    {
+    void doubleClickingACellOpensTheAttemptPage() {
         MainWindow window;
         QSignalSpy applied(&window, &MainWindow::snapshotApplied);
         window.openDatabase(m_fixture.path());
@@ -137,8 +133,7 @@ private Q_SLOTS:
         QCOMPARE(window.attemptPage()->attemptId(), id);
     }
 
-    void reviewReloadsTheSnapshot()
-    {
+    void reviewReloadsTheSnapshot() {
         test::GuiFixture fixture;
         MainWindow window;
         QSignalSpy applied(&window, &MainWindow::snapshotApplied);
@@ -156,8 +151,7 @@ private Q_SLOTS:
         QCOMPARE(window.runScope(), fixture.run1()); // the scope survives the reload
     }
 
-    void emptyDatabaseShowsTheEmptyState()
-    {
+    void emptyDatabaseShowsTheEmptyState() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("empty.kbdb"));
         test::GuiFixture::writeEmpty(path);
@@ -167,12 +161,12 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(applied.size(), 1, 10000);
         QVERIFY(window.isShowingPlaceholder());
         QCOMPARE(window.placeholder()->title(), QStringLiteral("No runs yet"));
-        QVERIFY(window.placeholder()->body().contains(QStringLiteral("kbstudio-cli run --suite sample --models demo-a,demo-b")));
+        QVERIFY(window.placeholder()->body().contains(
+            QStringLiteral("kbstudio-cli run --suite sample --models demo-a,demo-b")));
         QVERIFY(window.errorText().isEmpty());
     }
 
-    void missingFileShowsTheDemoHintAndAnError()
-    {
+    void missingFileShowsTheDemoHintAndAnError() {
         QTemporaryDir dir;
         MainWindow window;
         QSignalSpy failed(&window, &MainWindow::loadFailed);
@@ -184,15 +178,13 @@ private Q_SLOTS:
         QVERIFY(window.errorText().contains(QStringLiteral("does not exist")));
     }
 
-    void brokenFileShowsAReadableError_data()
-    {
+    void brokenFileShowsAReadableError_data() {
         QTest::addColumn<QString>("kind");
         QTest::newRow("garbage") << "garbage";
         QTest::newRow("newer schema") << "toonew";
     }
 
-    void brokenFileShowsAReadableError()
-    {
+    void brokenFileShowsAReadableError() {
         QFETCH(QString, kind);
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("broken.kbdb"));
@@ -218,15 +210,17 @@ private Q_SLOTS:
         QVERIFY(!window.snapshot());
         QCOMPARE(window.runsPage()->model()->rowCount(), 0);
         if (kind == QLatin1String("toonew"))
-            QVERIFY2(window.errorText().contains(QStringLiteral("newer version")), qPrintable(window.errorText()));
+            QVERIFY2(window.errorText().contains(QStringLiteral("newer version")),
+                     qPrintable(window.errorText()));
     }
 
-    void shortcutsSwitchPages()
-    {
+    void shortcutsSwitchPages() {
         MainWindow window;
         for (int page = 0; page < MainWindow::PageCount; ++page) {
             QAction* action = window.pageAction(static_cast<MainWindow::Page>(page));
-            QCOMPARE(action->shortcut(), QKeySequence(QKeyCombination(Qt::ControlModifier, static_cast<Qt::Key>(Qt::Key_1 + page))));
+            QCOMPARE(action->shortcut(),
+                     QKeySequence(QKeyCombination(Qt::ControlModifier,
+                                                  static_cast<Qt::Key>(Qt::Key_1 + page))));
             action->trigger();
             QCOMPARE(int(window.currentPage()), page);
         }
@@ -244,8 +238,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(applied.size(), 2, 10000);
     }
 
-    void closeAndReopenShowsTheSameDataAndLayout()
-    {
+    void closeAndReopenShowsTheSameDataAndLayout() {
         QByteArray splitter;
         QStringList firstCells;
         {

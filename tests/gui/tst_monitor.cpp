@@ -2,16 +2,14 @@
 // its model under the tester, the page polling the database, and pause/resume/cancel through
 // the database protocol (no engine in this process).
 
-#include "guifixture.h"
-#include "guitesthelpers.h"
-
 #include "data/monitorsnapshot.h"
 #include "data/runcontrol.h"
-#include "models/monitormodelsmodel.h"
-#include "pages/monitorpage.h"
-
 #include "db/database.h"
 #include "db/runrepository.h"
+#include "guifixture.h"
+#include "guitesthelpers.h"
+#include "models/monitormodelsmodel.h"
+#include "pages/monitorpage.h"
 
 #include <QAbstractItemModelTester>
 #include <QProgressBar>
@@ -23,14 +21,12 @@ using gui::MonitorPage;
 
 namespace {
 
-std::optional<gui::MonitorSnapshot> monitor(const QString& path, db::Id runId)
-{
+std::optional<gui::MonitorSnapshot> monitor(const QString& path, db::Id runId) {
     db::Database database(path.toStdString(), db::Database::Access::ReadOnly);
     return gui::readMonitorSnapshot(database.connection(), runId);
 }
 
-std::string runStatus(const QString& path, db::Id runId)
-{
+std::string runStatus(const QString& path, db::Id runId) {
     db::Database database(path.toStdString(), db::Database::Access::ReadOnly);
     return db::RunRepository(database.connection()).run(runId)->status;
 }
@@ -41,8 +37,7 @@ class TestMonitor : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void readsStatesModelsAndFinishedLines()
-    {
+    void readsStatesModelsAndFinishedLines() {
         test::GuiFixture fixture;
         const auto m = monitor(fixture.path(), fixture.run2());
         QVERIFY(m);
@@ -54,14 +49,14 @@ private Q_SLOTS:
         QCOMPARE(m->perModel.at("demo-a").finished(), 1);
         QVERIFY(m->gpus.empty());
         QCOMPARE(m->recent.size(), size_t(1));
-        QVERIFY(gui::finishedLineText(m->recent[0]).endsWith(QStringLiteral("demo-a l1_relu: correct 2.50x")));
+        QVERIFY(gui::finishedLineText(m->recent[0])
+                    .endsWith(QStringLiteral("demo-a l1_relu: correct 2.50x")));
         QVERIFY(m->attemptsPerMinute > 0);
         QVERIFY(m->etaSeconds); // one attempt left at the measured rate
         QVERIFY(!monitor(fixture.path(), 999));
     }
 
-    void latestGpuSamplePerGpu()
-    {
+    void latestGpuSamplePerGpu() {
         test::GuiFixture fixture;
         {
             db::Database database(fixture.path().toStdString());
@@ -70,9 +65,12 @@ private Q_SLOTS:
             e.bind(1, fixture.attempt(fixture.run1(), "demo-a", "l1_relu"));
             QVERIFY(e.step());
             const db::Id eval = e.int64(0);
-            db::Statement g(conn, "INSERT INTO gpu_samples(evaluation_id, phase, gpu_index, sm_clock_mhz, temperature_c, "
-                                  "power_w, utilization, throttle_reasons) VALUES (?, 'before', 0, 1980, 41, 120, 0, ''), "
-                                  "(?, 'after', 0, 1755, 63, 510, 97, 'sw_power_cap'), (?, 'after', 1, 1980, 35, 90, 0, '')");
+            db::Statement g(conn, "INSERT INTO gpu_samples(evaluation_id, phase, gpu_index, "
+                                  "sm_clock_mhz, temperature_c, "
+                                  "power_w, utilization, throttle_reasons) VALUES (?, 'before', 0, "
+                                  "1980, 41, 120, 0, ''), "
+                                  "(?, 'after', 0, 1755, 63, 510, 97, 'sw_power_cap'), (?, "
+                                  "'after', 1, 1980, 35, 90, 0, '')");
             g.bind(1, eval).bind(2, eval).bind(3, eval).exec();
         }
         const auto m = monitor(fixture.path(), fixture.run1());
@@ -83,35 +81,39 @@ private Q_SLOTS:
         QCOMPARE(m->gpus[0].throttleReasons, std::string("sw_power_cap"));
     }
 
-    void modelPassesTheTester()
-    {
+    void modelPassesTheTester() {
         test::GuiFixture fixture;
         gui::MonitorModelsModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        auto m1 = std::make_shared<const gui::MonitorSnapshot>(*monitor(fixture.path(), fixture.run1()));
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto m1 =
+            std::make_shared<const gui::MonitorSnapshot>(*monitor(fixture.path(), fixture.run1()));
         model.setSnapshot(m1);
         QCOMPARE(model.rowCount(), 2);
-        QCOMPARE(test::text(&model, 1, gui::MonitorModelsModel::ModelColumn), QStringLiteral("demo-b"));
-        QCOMPARE(test::text(&model, 1, gui::MonitorModelsModel::CorrectColumn), QStringLiteral("2"));
-        QCOMPARE(test::text(&model, 1, gui::MonitorModelsModel::ProgressColumn), QStringLiteral("100%"));
+        QCOMPARE(test::text(&model, 1, gui::MonitorModelsModel::ModelColumn),
+                 QStringLiteral("demo-b"));
+        QCOMPARE(test::text(&model, 1, gui::MonitorModelsModel::CorrectColumn),
+                 QStringLiteral("2"));
+        QCOMPARE(test::text(&model, 1, gui::MonitorModelsModel::ProgressColumn),
+                 QStringLiteral("100%"));
         model.setSnapshot(m1); // same models: updated in place
         QCOMPARE(model.rowCount(), 2);
-        model.setSnapshot(std::make_shared<const gui::MonitorSnapshot>(*monitor(fixture.path(), fixture.run2())));
+        model.setSnapshot(
+            std::make_shared<const gui::MonitorSnapshot>(*monitor(fixture.path(), fixture.run2())));
         QCOMPARE(model.rowCount(), 1);
-        QCOMPARE(test::text(&model, 0, gui::MonitorModelsModel::ProgressColumn), QStringLiteral("50%"));
+        QCOMPARE(test::text(&model, 0, gui::MonitorModelsModel::ProgressColumn),
+                 QStringLiteral("50%"));
         model.setSnapshot(nullptr);
         QCOMPARE(model.rowCount(), 0);
     }
 
-    void durations()
-    {
+    void durations() {
         QCOMPARE(gui::durationText(12.4), QStringLiteral("12 s"));
         QCOMPARE(gui::durationText(250), QStringLiteral("4 min 10 s"));
         QCOMPARE(gui::durationText(7500), QStringLiteral("2 h 05 min"));
     }
 
-    void pagePollsAndControlsTheRunThroughTheDatabase()
-    {
+    void pagePollsAndControlsTheRunThroughTheDatabase() {
         test::GuiFixture fixture;
         MonitorPage page;
         QSignalSpy polled(&page, &MonitorPage::polled);
@@ -123,7 +125,8 @@ private Q_SLOTS:
         QCOMPARE(page.stateBar(MonitorPage::Done)->value(), 1);
         QCOMPARE(page.stateBar(MonitorPage::Done)->maximum(), 2);
         QVERIFY(page.gpuText().contains(QStringLiteral("No GPU telemetry (CPU run)")));
-        QVERIFY2(page.logText().contains(QStringLiteral("demo-a l1_relu: correct 2.50x")), qPrintable(page.logText()));
+        QVERIFY2(page.logText().contains(QStringLiteral("demo-a l1_relu: correct 2.50x")),
+                 qPrintable(page.logText()));
         QVERIFY(page.statsText().contains(QStringLiteral("1 of 2 attempts finished (1 correct)")));
         QVERIFY(page.statsText().contains(QStringLiteral("No engine is working on this run")));
 
@@ -134,13 +137,13 @@ private Q_SLOTS:
         QCOMPARE(page.controlRun(gui::RunAction::Cancel), QString());
         QCOMPARE(runStatus(fixture.path(), fixture.run2()), std::string("cancelled"));
         QTRY_COMPARE_WITH_TIMEOUT(page.stateBar(MonitorPage::Cancelled)->value(), 1, 5000);
-        QVERIFY(page.controlRun(gui::RunAction::Pause).contains(QStringLiteral("already cancelled")));
+        QVERIFY(
+            page.controlRun(gui::RunAction::Pause).contains(QStringLiteral("already cancelled")));
         // the log lists each finished attempt once
         QCOMPARE(page.logText().count(QStringLiteral("l1_relu")), 1);
     }
 
-    void emptyStateWithoutRuns()
-    {
+    void emptyStateWithoutRuns() {
         MonitorPage page;
         page.setSnapshot(std::make_shared<const gui::Snapshot>());
         QVERIFY(page.emptyText().contains(QStringLiteral("No runs yet")));

@@ -1,10 +1,9 @@
 // Cost vs score and turns vs speedup: the points computed from the fixture, the stored costs
 // the snapshot carries, the empty state, and the two plots on the Plots page.
 
+#include "data/plotdata.h"
 #include "guifixture.h"
 #include "guitesthelpers.h"
-
-#include "data/plotdata.h"
 #include "pages/plotspage.h"
 #include "plots/costscoreplot.h"
 #include "plots/plotexport.h"
@@ -20,8 +19,7 @@ using namespace kb;
 namespace {
 
 // Adds a priced turn to an attempt and refreshes its stored cost, as a provider call does.
-void addPricedTurn(db::Connection& conn, db::Id attemptId, double costUsd)
-{
+void addPricedTurn(db::Connection& conn, db::Id attemptId, double costUsd) {
     db::RunRepository runs(conn);
     db::TurnRow turn;
     turn.attemptId = attemptId;
@@ -35,8 +33,7 @@ void addPricedTurn(db::Connection& conn, db::Id attemptId, double costUsd)
     runs.updateAttemptCost(attemptId);
 }
 
-QStringList itemTexts(const QCustomPlot* plot)
-{
+QStringList itemTexts(const QCustomPlot* plot) {
     QStringList out;
     for (int i = 0; i < plot->itemCount(); ++i) {
         if (const auto* text = qobject_cast<QCPItemText*>(plot->item(i)))
@@ -46,8 +43,7 @@ QStringList itemTexts(const QCustomPlot* plot)
 }
 
 // The horizontal reference lines of a plot, by their height.
-QList<double> levelLines(const QCustomPlot* plot)
-{
+QList<double> levelLines(const QCustomPlot* plot) {
     QList<double> out;
     for (int i = 0; i < plot->itemCount(); ++i) {
         const auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i));
@@ -65,8 +61,7 @@ class TestPlotDataExtra : public QObject {
 private Q_SLOTS:
     void initTestCase() { m_snapshot = test::loadSnapshot(m_fixture.path()); }
 
-    void costScoreFallsBackToTokens_data()
-    {
+    void costScoreFallsBackToTokens_data() {
         QTest::addColumn<int>("scope"); // 0 = every run, 1 = run 1, 2 = run 2
         QTest::addColumn<int>("measure");
         QTest::addColumn<QStringList>("models");
@@ -76,47 +71,51 @@ private Q_SLOTS:
         // Weighted overall (levels 1, 2, 3 weigh 100, 100, 50):
         //   demo-a pass 1, 0, 1 -> 0.6; fast_1 (2.0 and 0.5 of 2), 0, (1.25 of 1) -> 0.4
         //   demo-b pass 0, 1, 0 -> 0.4 (the 40x is suspicious); fast_1 0, 1, 0 -> 0.4
-        QTest::newRow("run 1, pass rate") << 1 << int(gui::ScoreMeasure::PassRate)
-                                          << QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}
-                                          << QList<double>{8000, 8000} << QList<double>{0.6, 0.4};
-        QTest::newRow("run 1, fast_1") << 1 << int(gui::ScoreMeasure::Fast1Eager)
-                                       << QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}
-                                       << QList<double>{8000, 8000} << QList<double>{0.4, 0.4};
+        QTest::newRow("run 1, pass rate")
+            << 1 << int(gui::ScoreMeasure::PassRate)
+            << QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}
+            << QList<double>{8000, 8000} << QList<double>{0.6, 0.4};
+        QTest::newRow("run 1, fast_1")
+            << 1 << int(gui::ScoreMeasure::Fast1Eager)
+            << QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}
+            << QList<double>{8000, 8000} << QList<double>{0.4, 0.4};
         // run 2: demo-a on l1_relu (correct 2.5x) and l1_matmul (queued): 1 of 2 tasks.
-        QTest::newRow("run 2, pass rate") << 2 << int(gui::ScoreMeasure::PassRate)
-                                          << QStringList{QStringLiteral("demo-a")} << QList<double>{2000}
-                                          << QList<double>{0.5};
+        QTest::newRow("run 2, pass rate")
+            << 2 << int(gui::ScoreMeasure::PassRate) << QStringList{QStringLiteral("demo-a")}
+            << QList<double>{2000} << QList<double>{0.5};
         // every run: best of k per task, demo-a's tokens of both runs.
-        QTest::newRow("all runs, pass rate") << 0 << int(gui::ScoreMeasure::PassRate)
-                                             << QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}
-                                             << QList<double>{10000, 8000} << QList<double>{0.6, 0.4};
+        QTest::newRow("all runs, pass rate")
+            << 0 << int(gui::ScoreMeasure::PassRate)
+            << QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}
+            << QList<double>{10000, 8000} << QList<double>{0.6, 0.4};
     }
 
-    void costScoreFallsBackToTokens()
-    {
+    void costScoreFallsBackToTokens() {
         QFETCH(int, scope);
         QFETCH(int, measure);
         QFETCH(QStringList, models);
         QFETCH(QList<double>, tokens);
         QFETCH(QList<double>, scores);
         const db::Id runs[] = {0, m_fixture.run1(), m_fixture.run2()};
-        const auto data = gui::costScorePoints(*m_snapshot, runs[scope], static_cast<gui::ScoreMeasure>(measure));
+        const auto data =
+            gui::costScorePoints(*m_snapshot, runs[scope], static_cast<gui::ScoreMeasure>(measure));
         QVERIFY(!data.inUsd); // the fixture stores no cost
         QCOMPARE(data.points.size(), std::size_t(models.size()));
         for (qsizetype i = 0; i < models.size(); ++i) {
             const auto& point = data.points[std::size_t(i)];
             QCOMPARE(point.model, models[i]);
             QCOMPARE(point.spend, tokens[i]);
-            QVERIFY2(std::abs(point.score - scores[i]) < 1e-12, qPrintable(QString::number(point.score)));
+            QVERIFY2(std::abs(point.score - scores[i]) < 1e-12,
+                     qPrintable(QString::number(point.score)));
         }
     }
 
-    void costScoreInUsdOnceEveryModelHasACost()
-    {
+    void costScoreInUsdOnceEveryModelHasACost() {
         test::GuiFixture fixture;
         {
             db::Database database(fixture.path().toStdString());
-            addPricedTurn(database.connection(), fixture.attempt(fixture.run1(), "demo-a", "l1_relu"), 0.5);
+            addPricedTurn(database.connection(),
+                          fixture.attempt(fixture.run1(), "demo-a", "l1_relu"), 0.5);
         }
         auto snapshot = test::loadSnapshot(fixture.path());
         QCOMPARE(snapshot->scope->attemptCostUsd.size(), std::size_t(1));
@@ -128,9 +127,12 @@ private Q_SLOTS:
 
         {
             db::Database database(fixture.path().toStdString());
-            addPricedTurn(database.connection(), fixture.attempt(fixture.run1(), "demo-b", "l2_conv_bias"), 0.125);
-            addPricedTurn(database.connection(), fixture.attempt(fixture.run2(), "demo-a", "l1_relu"), 0.25);
-            addPricedTurn(database.connection(), fixture.attempt(fixture.run2(), "demo-a", "l1_relu"), 0.25);
+            addPricedTurn(database.connection(),
+                          fixture.attempt(fixture.run1(), "demo-b", "l2_conv_bias"), 0.125);
+            addPricedTurn(database.connection(),
+                          fixture.attempt(fixture.run2(), "demo-a", "l1_relu"), 0.25);
+            addPricedTurn(database.connection(),
+                          fixture.attempt(fixture.run2(), "demo-a", "l1_relu"), 0.25);
         }
         snapshot = test::loadSnapshot(fixture.path());
         data = gui::costScorePoints(*snapshot, fixture.run1(), gui::ScoreMeasure::PassRate);
@@ -150,15 +152,15 @@ private Q_SLOTS:
         QCOMPARE(turns.points[0].speedup, 2.5);
     }
 
-    void turnsSpeedupPoints()
-    {
+    void turnsSpeedupPoints() {
         // run 2 is multi-turn: l1_relu correct at 2.5x after one turn, l1_matmul still queued.
         auto data = gui::turnsSpeedupPoints(*m_snapshot, m_fixture.run2());
         QCOMPARE(data.attempts, 2);
         QCOMPARE(data.points.size(), std::size_t(1));
         QCOMPARE(data.points[0].model, QStringLiteral("demo-a"));
         QCOMPARE(data.points[0].taskKey, QStringLiteral("l1_relu"));
-        QCOMPARE(data.points[0].attemptId, m_fixture.attempt(m_fixture.run2(), "demo-a", "l1_relu"));
+        QCOMPARE(data.points[0].attemptId,
+                 m_fixture.attempt(m_fixture.run2(), "demo-a", "l1_relu"));
         QCOMPARE(data.points[0].turns, 1);
         QCOMPARE(data.points[0].speedup, 2.5);
         // every run: the same single point; run 1's one-shot attempts never count.
@@ -171,8 +173,7 @@ private Q_SLOTS:
         QVERIFY(data.points.empty());
     }
 
-    void pageShowsBothPlots()
-    {
+    void pageShowsBothPlots() {
         gui::PlotsPage page;
         page.resize(1200, 760);
         page.show();
@@ -187,7 +188,8 @@ private Q_SLOTS:
         QCOMPARE(cost->graph(0)->data()->at(0)->value, 60.0);
         QCOMPARE(cost->graph(1)->data()->at(0)->value, 40.0);
         QVERIFY(cost->xAxis->label().contains(QStringLiteral("tokens")));
-        QCOMPARE(itemTexts(cost), (QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}));
+        QCOMPARE(itemTexts(cost),
+                 (QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}));
         QVERIFY(cost->emptyText().isEmpty());
         cost->setMeasure(gui::ScoreMeasure::Fast1Eager);
         QCOMPARE(cost->graph(0)->data()->at(0)->value, 40.0);
@@ -195,7 +197,8 @@ private Q_SLOTS:
 
         auto* turns = page.turnsSpeedupPlot();
         QCOMPARE(turns->graphCount(), 0);
-        QCOMPARE(turns->emptyText(), QStringLiteral("no multi-turn or agent attempts in this scope"));
+        QCOMPARE(turns->emptyText(),
+                 QStringLiteral("no multi-turn or agent attempts in this scope"));
         QVERIFY(itemTexts(turns).contains(turns->emptyText()));
         QVERIFY(levelLines(turns).isEmpty());
 
@@ -217,8 +220,7 @@ private Q_SLOTS:
         QCOMPARE(turns->graphCount(), 0);
     }
 
-    void scoreChoiceIsKept()
-    {
+    void scoreChoiceIsKept() {
         QTemporaryDir dir;
         QSettings settings(dir.filePath(QStringLiteral("plots.ini")), QSettings::IniFormat);
         {
@@ -238,8 +240,7 @@ private Q_SLOTS:
         QCOMPARE(page.costScorePlot()->measure(), gui::ScoreMeasure::Fast1Eager);
     }
 
-    void exports_data()
-    {
+    void exports_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QByteArray>("magic");
         QTest::newRow("png") << "plot.png" << QByteArray("\x89PNG");
@@ -247,8 +248,7 @@ private Q_SLOTS:
         QTest::newRow("pdf") << "plot.pdf" << QByteArray("%PDF");
     }
 
-    void exports()
-    {
+    void exports() {
         QFETCH(QString, file);
         QFETCH(QByteArray, magic);
         gui::CostScorePlot cost;
@@ -256,8 +256,8 @@ private Q_SLOTS:
         gui::TurnsSpeedupPlot turns;
         turns.setSnapshot(m_snapshot, m_fixture.run1());
         QTemporaryDir dir;
-        const std::pair<QCustomPlot*, QByteArray> plots[] = {{&cost, "demo-b"},
-                                                             {&turns, "no multi-turn or agent attempts"}};
+        const std::pair<QCustomPlot*, QByteArray> plots[] = {
+            {&cost, "demo-b"}, {&turns, "no multi-turn or agent attempts"}};
         for (const auto& [plot, text] : plots) {
             const QString path = dir.filePath(QString::fromUtf8(text.left(6)) + file);
             const QString error = gui::exportPlot(plot, path, 640, 400);

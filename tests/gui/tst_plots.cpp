@@ -1,9 +1,8 @@
 // Plot data (speedup groups, fast_p curves), the plot widgets, and PNG/SVG/PDF export.
 
+#include "data/plotdata.h"
 #include "guifixture.h"
 #include "guitesthelpers.h"
-
-#include "data/plotdata.h"
 #include "pages/plotspage.h"
 #include "plots/fastpcurveplot.h"
 #include "plots/plotexport.h"
@@ -17,8 +16,8 @@ using namespace kb;
 
 namespace {
 
-const gui::SpeedupGroup* group(const std::vector<gui::SpeedupGroup>& groups, const char* model, int level)
-{
+const gui::SpeedupGroup* group(const std::vector<gui::SpeedupGroup>& groups, const char* model,
+                               int level) {
     for (const auto& g : groups) {
         if (g.model == QLatin1String(model) && g.level == level)
             return &g;
@@ -26,8 +25,7 @@ const gui::SpeedupGroup* group(const std::vector<gui::SpeedupGroup>& groups, con
     return nullptr;
 }
 
-double at(const gui::FastPCurve& curve, double p)
-{
+double at(const gui::FastPCurve& curve, double p) {
     for (const auto& [x, y] : curve.points) {
         if (std::abs(x - p) < 1e-9)
             return y;
@@ -43,16 +41,17 @@ class TestPlots : public QObject {
 private Q_SLOTS:
     void initTestCase() { m_snapshot = test::loadSnapshot(m_fixture.path()); }
 
-    void speedupGroupsHoldCorrectTasksOnly()
-    {
-        const auto groups = gui::speedupGroups(*m_snapshot, m_fixture.run1(), metrics::Baseline::Eager);
+    void speedupGroupsHoldCorrectTasksOnly() {
+        const auto groups =
+            gui::speedupGroups(*m_snapshot, m_fixture.run1(), metrics::Baseline::Eager);
         QCOMPARE(groups.size(), std::size_t(6)); // 2 models x 3 levels
         QCOMPARE(group(groups, "demo-a", 1)->speedups, (std::vector<double>{0.5, 2.0}));
         QVERIFY(group(groups, "demo-a", 2)->speedups.empty());
         QCOMPARE(group(groups, "demo-a", 3)->speedups, std::vector<double>{1.25});
         QVERIFY(group(groups, "demo-b", 1)->speedups.empty()); // suspicious, not accepted
         QCOMPARE(group(groups, "demo-b", 2)->speedups, std::vector<double>{1.1});
-        const auto compile = gui::speedupGroups(*m_snapshot, m_fixture.run1(), metrics::Baseline::Compile);
+        const auto compile =
+            gui::speedupGroups(*m_snapshot, m_fixture.run1(), metrics::Baseline::Compile);
         QCOMPARE(group(compile, "demo-a", 1)->speedups, (std::vector<double>{0.25, 1.5}));
         QVERIFY(group(compile, "demo-a", 3)->speedups.empty());
         // every run: best of k per task
@@ -60,9 +59,9 @@ private Q_SLOTS:
         QCOMPARE(group(all, "demo-a", 1)->speedups, (std::vector<double>{0.5, 2.5}));
     }
 
-    void fastPCurves()
-    {
-        const auto curves = gui::fastPCurves(*m_snapshot, m_fixture.run1(), metrics::Baseline::Eager, 0, 61);
+    void fastPCurves() {
+        const auto curves =
+            gui::fastPCurves(*m_snapshot, m_fixture.run1(), metrics::Baseline::Eager, 0, 61);
         QCOMPARE(curves.size(), std::size_t(2));
         const auto& a = curves[0];
         QCOMPARE(a.model, QStringLiteral("demo-a"));
@@ -74,17 +73,17 @@ private Q_SLOTS:
         QCOMPARE(at(a, 1.0), 0.5);
         QCOMPARE(at(a, 1.5), 0.25);
         QCOMPARE(at(a, 2.0), 0.0); // strictly greater
-        const auto level1 = gui::fastPCurves(*m_snapshot, m_fixture.run1(), metrics::Baseline::Eager, 1, 61);
+        const auto level1 =
+            gui::fastPCurves(*m_snapshot, m_fixture.run1(), metrics::Baseline::Eager, 1, 61);
         QCOMPARE(at(level1[0], 1.0), 0.5);
         QCOMPARE(at(level1[1], 0.0), 0.0); // demo-b: nothing scores at level 1
     }
 
-    void widgetsDrawTheData()
-    {
+    void widgetsDrawTheData() {
         gui::PlotsPage page;
         page.resize(1000, 700);
         page.setSnapshot(m_snapshot, m_fixture.run1());
-        QCOMPARE(page.distributionPlot()->graphCount(), 2); // one per model
+        QCOMPARE(page.distributionPlot()->graphCount(), 2);          // one per model
         QCOMPARE(page.distributionPlot()->graph(0)->dataCount(), 3); // demo-a: 0.5, 2.0, 1.25
         QCOMPARE(page.distributionPlot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
         QVERIFY(page.distributionPlot()->yAxis->range().contains(1.0));
@@ -99,8 +98,7 @@ private Q_SLOTS:
         QCOMPARE(page.fastPPlot()->graphCount(), 0);
     }
 
-    void exports_data()
-    {
+    void exports_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QByteArray>("magic");
         QTest::newRow("png") << "plot.png" << QByteArray("\x89PNG");
@@ -108,8 +106,7 @@ private Q_SLOTS:
         QTest::newRow("pdf") << "plot.pdf" << QByteArray("%PDF");
     }
 
-    void exports()
-    {
+    void exports() {
         QFETCH(QString, file);
         QFETCH(QByteArray, magic);
         gui::FastPCurvePlot plot;
@@ -134,12 +131,13 @@ private Q_SLOTS:
         }
     }
 
-    void exportRejectsUnknownFormats()
-    {
+    void exportRejectsUnknownFormats() {
         gui::FastPCurvePlot plot;
         QTemporaryDir dir;
-        QVERIFY(gui::exportPlot(&plot, dir.filePath(QStringLiteral("plot.bmpx"))).contains(QStringLiteral("Unknown")));
-        QVERIFY(!gui::exportPlot(&plot, QStringLiteral("/nonexistent/dir/plot.png"), 100, 100).isEmpty());
+        QVERIFY(gui::exportPlot(&plot, dir.filePath(QStringLiteral("plot.bmpx")))
+                    .contains(QStringLiteral("Unknown")));
+        QVERIFY(!gui::exportPlot(&plot, QStringLiteral("/nonexistent/dir/plot.png"), 100, 100)
+                     .isEmpty());
     }
 
 private:

@@ -2,17 +2,15 @@
 // written to the database, API keys only to the key store; removing a model with attempts is
 // refused; the connection test reports into the page.
 
-#include "guifixture.h"
-#include "guitesthelpers.h"
-
 #include "data/catalogloader.h"
 #include "data/catalogwriter.h"
+#include "guifixture.h"
+#include "guitesthelpers.h"
 #include "models/catalogmodelsmodel.h"
 #include "models/providersmodel.h"
 #include "pages/modeldialog.h"
 #include "pages/providerdialog.h"
 #include "pages/providerspage.h"
-
 #include "providers/keystore.h"
 
 #include <QAbstractItemModelTester>
@@ -29,8 +27,7 @@ using namespace kb;
 
 namespace {
 
-gui::CatalogPtr catalogOf(const QString& path)
-{
+gui::CatalogPtr catalogOf(const QString& path) {
     const auto r = gui::loadCatalogFile(path);
     if (!r.catalog)
         qFatal("cannot load catalog: %s", qPrintable(r.error));
@@ -43,8 +40,7 @@ class TestProviders : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void catalogHoldsProvidersModelsAndUsage()
-    {
+    void catalogHoldsProvidersModelsAndUsage() {
         test::GuiFixture fixture;
         const auto c = catalogOf(fixture.path());
         QCOMPARE(c->providers.size(), size_t(1));
@@ -52,27 +48,30 @@ private Q_SLOTS:
         const auto* a = c->findModelByName(QStringLiteral("demo-a"));
         QVERIFY(a);
         const auto u = c->usageOf(a->id);
-        QCOMPARE(u.attempts, 6);   // 4 in run 1, 2 in run 2
-        QCOMPARE(u.turns, 5);      // one per evaluated attempt
+        QCOMPARE(u.attempts, 6); // 4 in run 1, 2 in run 2
+        QCOMPARE(u.turns, 5);    // one per evaluated attempt
         QCOMPARE(u.inputTokens, qint64(5 * 1200));
         QCOMPARE(u.outputTokens, qint64(5 * 800));
     }
 
-    void modelsPassTheTester()
-    {
+    void modelsPassTheTester() {
         test::GuiFixture fixture;
         gui::ProvidersModel providers;
         gui::CatalogModelsModel models;
-        QAbstractItemModelTester t1(&providers, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(&models, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t1(&providers,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(&models,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
         const auto c = catalogOf(fixture.path());
         providers.setCatalog(c);
         models.setCatalog(c);
         QCOMPARE(providers.rowCount(), 1);
-        QCOMPARE(test::text(&providers, 0, gui::ProvidersModel::NameColumn), QStringLiteral("demo"));
+        QCOMPARE(test::text(&providers, 0, gui::ProvidersModel::NameColumn),
+                 QStringLiteral("demo"));
         QCOMPARE(providers.index(0, gui::ProvidersModel::ModelsColumn).data().toInt(), 2);
         QCOMPARE(models.rowCount(), 2);
-        QCOMPARE(test::text(&models, 0, gui::CatalogModelsModel::PriceInColumn), QStringLiteral("not set"));
+        QCOMPARE(test::text(&models, 0, gui::CatalogModelsModel::PriceInColumn),
+                 QStringLiteral("not set"));
         models.setProviderId(9999);
         QCOMPARE(models.rowCount(), 0);
         models.setProviderId(0);
@@ -83,8 +82,7 @@ private Q_SLOTS:
                  QStringLiteral("4 at once, 30 s timeout"));
     }
 
-    void keyGoesToTheKeyStoreNotTheDatabase()
-    {
+    void keyGoesToTheKeyStoreNotTheDatabase() {
         test::GuiFixture fixture;
         engine::MemoryKeyStore keys;
         gui::ProvidersPage page;
@@ -102,10 +100,12 @@ private Q_SLOTS:
             return d.validationError().isEmpty();
         };
         page.addProvider();
-        QVERIFY2(page.statusText().contains(QStringLiteral("Added provider 'openai-main'")), qPrintable(page.statusText()));
+        QVERIFY2(page.statusText().contains(QStringLiteral("Added provider 'openai-main'")),
+                 qPrintable(page.statusText()));
         QCOMPARE(changed.count(), 1);
         // Stored bound to the provider's host, and under that name only.
-        QCOMPARE(keys.readKey(QStringLiteral("openai-main@https://api.example.com:443")).value_or(QString()),
+        QCOMPARE(keys.readKey(QStringLiteral("openai-main@https://api.example.com:443"))
+                     .value_or(QString()),
                  QStringLiteral("sk-very-secret"));
         QVERIFY(!keys.readKey(QStringLiteral("openai-main")));
 
@@ -113,14 +113,14 @@ private Q_SLOTS:
         QCOMPARE(c->providers.size(), size_t(2));
         const auto& p = c->providers.back();
         QCOMPARE(p.kind, std::string("openai"));
-        QVERIFY(QString::fromStdString(p.settingsJson).contains(QStringLiteral("\"max_concurrent\":8")));
+        QVERIFY(QString::fromStdString(p.settingsJson)
+                    .contains(QStringLiteral("\"max_concurrent\":8")));
         QFile db(fixture.path());
         QVERIFY(db.open(QIODevice::ReadOnly));
         QVERIFY(!db.readAll().contains("sk-very-secret"));
     }
 
-    void invalidProviderFormIsExplained()
-    {
+    void invalidProviderFormIsExplained() {
         gui::ProviderForm form;
         form.provider.kind = "anthropic";
         form.provider.name = "x";
@@ -133,8 +133,7 @@ private Q_SLOTS:
         QVERIFY(dialog.validationError().contains(QStringLiteral("name")));
     }
 
-    void modelsAreAddedAndRemovalOfUsedOnesIsRefused()
-    {
+    void modelsAreAddedAndRemovalOfUsedOnesIsRefused() {
         test::GuiFixture fixture;
         gui::ProvidersPage page;
         page.setDatabasePath(fixture.path());
@@ -150,7 +149,8 @@ private Q_SLOTS:
             return true;
         };
         page.addModel();
-        QVERIFY2(page.statusText().contains(QStringLiteral("Added model 'demo-c'")), qPrintable(page.statusText()));
+        QVERIFY2(page.statusText().contains(QStringLiteral("Added model 'demo-c'")),
+                 qPrintable(page.statusText()));
         const auto c = catalogOf(fixture.path());
         const auto* m = c->findModelByName(QStringLiteral("demo-c"));
         QVERIFY(m);
@@ -163,20 +163,20 @@ private Q_SLOTS:
         QVERIFY2(refused.contains(QStringLiteral("6 stored attempt")), qPrintable(refused));
         QVERIFY(gui::removeModel(fixture.path(), m->id).isEmpty());
         QVERIFY(!catalogOf(fixture.path())->findModelByName(QStringLiteral("demo-c")));
-        QVERIFY(gui::removeProvider(fixture.path(), c->providers.front().id).contains(QStringLiteral("attempt")));
+        QVERIFY(gui::removeProvider(fixture.path(), c->providers.front().id)
+                    .contains(QStringLiteral("attempt")));
     }
 
-    void duplicateNamesAreRefused()
-    {
+    void duplicateNamesAreRefused() {
         test::GuiFixture fixture;
         db::ProviderRow p;
         p.name = "demo";
         p.kind = "demo";
-        QVERIFY(gui::saveProvider(fixture.path(), p).contains(QStringLiteral("already a provider")));
+        QVERIFY(
+            gui::saveProvider(fixture.path(), p).contains(QStringLiteral("already a provider")));
     }
 
-    void offlineProviderTestReportsIntoThePage()
-    {
+    void offlineProviderTestReportsIntoThePage() {
         test::GuiFixture fixture;
         gui::ProvidersPage page;
         page.setDatabasePath(fixture.path());
@@ -185,7 +185,8 @@ private Q_SLOTS:
         page.testConnection();
         QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 1, 5000);
         QVERIFY(tested.at(0).at(1).toBool());
-        QVERIFY2(page.statusText().contains(QStringLiteral("works offline")), qPrintable(page.statusText()));
+        QVERIFY2(page.statusText().contains(QStringLiteral("works offline")),
+                 qPrintable(page.statusText()));
     }
 };
 

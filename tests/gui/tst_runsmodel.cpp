@@ -2,7 +2,6 @@
 
 #include "guifixture.h"
 #include "guitesthelpers.h"
-
 #include "models/runscopemodel.h"
 #include "models/runsmodel.h"
 
@@ -10,8 +9,8 @@
 #include <QTest>
 
 using namespace kb;
-using gui::RunsModel;
 using gui::RunScopeModel;
+using gui::RunsModel;
 
 class TestRunsModel : public QObject {
     Q_OBJECT
@@ -19,10 +18,10 @@ class TestRunsModel : public QObject {
 private Q_SLOTS:
     void initTestCase() { m_snapshot = test::loadSnapshot(m_fixture.path()); }
 
-    void passesTheModelTesterEmptyPopulatedAndReplaced()
-    {
+    void passesTheModelTesterEmptyPopulatedAndReplaced() {
         RunsModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), 0);
         QCOMPARE(model.columnCount(), int(RunsModel::ColumnCount));
         model.setSnapshot(m_snapshot);
@@ -34,8 +33,7 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 0);
     }
 
-    void showsEveryRun()
-    {
+    void showsEveryRun() {
         RunsModel model;
         model.setSnapshot(m_snapshot);
         const int row = model.rowOfRun(m_fixture.run1());
@@ -53,8 +51,9 @@ private Q_SLOTS:
         QVERIFY(!test::text(&model, row, RunsModel::StartedColumn).isEmpty());
         QVERIFY(!test::text(&model, row, RunsModel::FinishedColumn).isEmpty());
         const QString settings = test::text(&model, row, RunsModel::SettingsColumn);
-        QVERIFY2(settings.contains(QStringLiteral("cpu")) && settings.contains(QStringLiteral("fp32"))
-                     && settings.contains(QStringLiteral("5 checks")),
+        QVERIFY2(settings.contains(QStringLiteral("cpu")) &&
+                     settings.contains(QStringLiteral("fp32")) &&
+                     settings.contains(QStringLiteral("5 checks")),
                  qPrintable(settings));
         QVERIFY2(!settings.contains(QStringLiteral("seed")), "the secret seed must never be shown");
         // the run's details name its prompt template and the program that created it
@@ -66,14 +65,15 @@ private Q_SLOTS:
         QCOMPARE(test::text(&model, row2, RunsModel::StatusColumn), QStringLiteral("running"));
         QCOMPARE(test::text(&model, row2, RunsModel::ProgressColumn), QStringLiteral("1 / 2"));
         QVERIFY(test::text(&model, row2, RunsModel::FinishedColumn).isEmpty());
-        QCOMPARE(model.index(row2, RunsModel::ProgressColumn).data(RunsModel::SortRole).toDouble(), 0.5);
+        QCOMPARE(model.index(row2, RunsModel::ProgressColumn).data(RunsModel::SortRole).toDouble(),
+                 0.5);
         QCOMPARE(model.rowOfRun(12345), -1);
     }
 
-    void scopeListsAllRunsThenNewestFirst()
-    {
+    void scopeListsAllRunsThenNewestFirst() {
         RunScopeModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), 0);
         model.setSnapshot(m_snapshot);
         QCOMPARE(model.rowCount(), 3);

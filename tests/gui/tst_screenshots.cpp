@@ -1,11 +1,10 @@
 // Rendering every page to PNG at 1280x800 from a fixture database (what
 // scripts/render-screenshots.sh drives through `kbstudio --screenshots`).
 
-#include "guifixture.h"
-#include "guitesthelpers.h"
-
 #include "app/mainwindow.h"
 #include "app/screenshotrenderer.h"
+#include "guifixture.h"
+#include "guitesthelpers.h"
 
 #include <QDir>
 #include <QImage>
@@ -20,8 +19,7 @@ class TestScreenshots : public QObject {
 private Q_SLOTS:
     void initTestCase() { test::isolateSettings(m_settingsDir); }
 
-    void rendersEveryPage()
-    {
+    void rendersEveryPage() {
         test::GuiFixture fixture;
         QTemporaryDir out;
         gui::MainWindow window;
@@ -37,21 +35,23 @@ private Q_SLOTS:
             const QImage image(path);
             QCOMPARE(image.size(), QSize(1280, 800));
         }
-        QCOMPARE(names, (QStringList{QStringLiteral("runs"), QStringLiteral("results"), QStringLiteral("leaderboard"),
-                                     QStringLiteral("plots"), QStringLiteral("compare"),
-                                     QStringLiteral("attempt-transcript"), QStringLiteral("attempt-code"),
-                                     QStringLiteral("attempt-timing"), QStringLiteral("attempt-findings"),
-                                     QStringLiteral("monitor"), QStringLiteral("providers"), QStringLiteral("suites")}));
+        QCOMPARE(names,
+                 (QStringList{QStringLiteral("runs"), QStringLiteral("results"),
+                              QStringLiteral("leaderboard"), QStringLiteral("plots"),
+                              QStringLiteral("compare"), QStringLiteral("attempt-transcript"),
+                              QStringLiteral("attempt-code"), QStringLiteral("attempt-timing"),
+                              QStringLiteral("attempt-findings"), QStringLiteral("monitor"),
+                              QStringLiteral("providers"), QStringLiteral("suites")}));
         // Keep a copy for people looking at a failed CI run.
         if (const QByteArray keep = qgetenv("KBSTUDIO_SCREENSHOT_DIR"); !keep.isEmpty()) {
             QDir().mkpath(QString::fromLocal8Bit(keep));
             for (const QString& path : renderer.writtenFiles())
-                QFile::copy(path, QDir(QString::fromLocal8Bit(keep)).filePath(QFileInfo(path).fileName()));
+                QFile::copy(
+                    path, QDir(QString::fromLocal8Bit(keep)).filePath(QFileInfo(path).fileName()));
         }
     }
 
-    void emptyDatabaseRendersTheEmptyState()
-    {
+    void emptyDatabaseRendersTheEmptyState() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("empty.kbdb"));
         test::GuiFixture::writeEmpty(path);

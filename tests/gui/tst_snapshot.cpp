@@ -1,14 +1,12 @@
 // Snapshots: what a database read yields, readable errors, and the background loader's
 // stale-result guard.
 
-#include "guifixture.h"
-#include "guitesthelpers.h"
-
 #include "data/jobtracker.h"
 #include "data/scopecache.h"
 #include "data/snapshotloader.h"
-
 #include "db/database.h"
+#include "guifixture.h"
+#include "guitesthelpers.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -21,8 +19,7 @@ class TestSnapshot : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void readsRunsAttemptsAndLeaderboards()
-    {
+    void readsRunsAttemptsAndLeaderboards() {
         test::GuiFixture fixture;
         const auto s = test::loadSnapshot(fixture.path());
         QCOMPARE(s->databasePath, fixture.path());
@@ -56,8 +53,7 @@ private Q_SLOTS:
         QVERIFY(s->findAttempt(fixture.attempt(fixture.run1(), "demo-b", "l1_relu")));
     }
 
-    void largeDatabasesAreReadOneScopeAtATime()
-    {
+    void largeDatabasesAreReadOneScopeAtATime() {
         test::GuiFixture fixture;
         gui::ScopeRequest request; // wholeReadLimit 0: the fixture counts as large
         request.wanted = fixture.run1();
@@ -79,7 +75,8 @@ private Q_SLOTS:
         QCOMPARE(run1->suspicious, 1);
         QCOMPARE(run1->rejected, 1);
         QCOMPARE(s.findRun(fixture.run2())->queued, 1);
-        QCOMPARE(s.modelNames(fixture.run1()), (QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}));
+        QCOMPARE(s.modelNames(fixture.run1()),
+                 (QStringList{QStringLiteral("demo-a"), QStringLiteral("demo-b")}));
 
         // An unknown run falls back on the newest; a cached scope of the same version is reused.
         request.wanted = 999;
@@ -93,7 +90,8 @@ private Q_SLOTS:
         // A review changes the run's version, so the cached scope is read again.
         {
             db::Database database(fixture.path().toStdString());
-            database.connection().exec("UPDATE attempts SET review = 'accepted' WHERE suspicious <> 0");
+            database.connection().exec(
+                "UPDATE attempts SET review = 'accepted' WHERE suspicious <> 0");
         }
         const auto reviewed = gui::loadSnapshotFile(fixture.path(), request);
         QVERIFY(reviewed.snapshot->scope.get() != s.scope.get());
@@ -116,8 +114,7 @@ private Q_SLOTS:
         QCOMPARE(alone, whole);
     }
 
-    void scopeCacheReadsInTheBackgroundAndKeepsWhatItRead()
-    {
+    void scopeCacheReadsInTheBackgroundAndKeepsWhatItRead() {
         test::GuiFixture fixture;
         const auto summaries = gui::loadSnapshotFile(fixture.path(), gui::ScopeRequest{}).snapshot;
         gui::ScopeCache cache;
@@ -145,8 +142,7 @@ private Q_SLOTS:
         QCOMPARE(ready.size(), 1);
     }
 
-    void emptyDatabaseHasNoRuns()
-    {
+    void emptyDatabaseHasNoRuns() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("empty.kbdb"));
         test::GuiFixture::writeEmpty(path);
@@ -156,19 +152,21 @@ private Q_SLOTS:
         QVERIFY(!result.snapshot->leaderboard(0));
     }
 
-    void errorsAreReadable_data()
-    {
+    void errorsAreReadable_data() {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("expected");
         QTest::addColumn<bool>("missing");
-        QTest::newRow("missing") << "missing" << "does not exist" << true;
-        QTest::newRow("folder") << "folder" << "is a folder" << false;
-        QTest::newRow("garbage") << "garbage" << "Cannot read the database" << false;
-        QTest::newRow("too new") << "toonew" << "newer version" << false;
+        QTest::newRow("missing") << "missing"
+                                 << "does not exist" << true;
+        QTest::newRow("folder") << "folder"
+                                << "is a folder" << false;
+        QTest::newRow("garbage") << "garbage"
+                                 << "Cannot read the database" << false;
+        QTest::newRow("too new") << "toonew"
+                                 << "newer version" << false;
     }
 
-    void errorsAreReadable()
-    {
+    void errorsAreReadable() {
         QFETCH(QString, kind);
         QFETCH(QString, expected);
         QFETCH(bool, missing);
@@ -189,8 +187,7 @@ private Q_SLOTS:
         QCOMPARE(result.missingFile, missing);
     }
 
-    void loaderDeliversOnTheGuiThread()
-    {
+    void loaderDeliversOnTheGuiThread() {
         test::GuiFixture fixture;
         gui::SnapshotLoader loader;
         QSignalSpy loaded(&loader, &gui::SnapshotLoader::loaded);
@@ -204,8 +201,7 @@ private Q_SLOTS:
         QCOMPARE(snapshot->runs.size(), std::size_t(2));
     }
 
-    void loaderReportsFailure()
-    {
+    void loaderReportsFailure() {
         gui::SnapshotLoader loader;
         QSignalSpy failed(&loader, &gui::SnapshotLoader::failed);
         loader.load(QStringLiteral("/nonexistent/folder/x.kbdb"));
@@ -215,8 +211,7 @@ private Q_SLOTS:
         QCOMPARE(failed.at(0).at(2).toBool(), true);
     }
 
-    void newerLoadWinsOverAnOlderOne()
-    {
+    void newerLoadWinsOverAnOlderOne() {
         test::GuiFixture first;
         QTemporaryDir dir;
         const QString empty = dir.filePath(QStringLiteral("empty.kbdb"));
@@ -231,14 +226,25 @@ private Q_SLOTS:
         QCOMPARE(loaded.at(0).at(0).value<gui::SnapshotPtr>()->databasePath, empty);
     }
 
-    void trackerDropsStaleAndOrphanedResults()
-    {
+    void trackerDropsStaleAndOrphanedResults() {
         auto owner = std::make_unique<QObject>();
         gui::JobTracker tracker(owner.get());
         int delivered = 0;
         int value = 0;
-        tracker.start([]() { QThread::msleep(100); return 1; }, [&](int v) { ++delivered; value = v; });
-        tracker.start([]() { return 2; }, [&](int v) { ++delivered; value = v; });
+        tracker.start(
+            []() {
+                QThread::msleep(100);
+                return 1;
+            },
+            [&](int v) {
+                ++delivered;
+                value = v;
+            });
+        tracker.start([]() { return 2; },
+                      [&](int v) {
+                          ++delivered;
+                          value = v;
+                      });
         QTRY_COMPARE_WITH_TIMEOUT(delivered, 1, 5000);
         QTest::qWait(250);
         QCOMPARE(delivered, 1);
@@ -248,7 +254,12 @@ private Q_SLOTS:
         auto other = std::make_unique<QObject>();
         auto otherTracker = std::make_unique<gui::JobTracker>(other.get());
         bool late = false;
-        otherTracker->start([]() { QThread::msleep(50); return 3; }, [&](int) { late = true; });
+        otherTracker->start(
+            []() {
+                QThread::msleep(50);
+                return 3;
+            },
+            [&](int) { late = true; });
         other.reset();
         QTest::qWait(250);
         QVERIFY(!late);

@@ -2,10 +2,9 @@
 // flags, baselines) under the tester, filters, the task view, and importing a KernelBench
 // folder into the open database.
 
+#include "data/catalogloader.h"
 #include "guifixture.h"
 #include "guitesthelpers.h"
-
-#include "data/catalogloader.h"
 #include "models/suitetasksmodel.h"
 #include "pages/suitespage.h"
 
@@ -15,7 +14,6 @@
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTest>
-
 #include <algorithm>
 
 using namespace kb;
@@ -41,8 +39,7 @@ def get_init_inputs():
     return []
 )";
 
-gui::CatalogPtr catalogOf(const QString& path)
-{
+gui::CatalogPtr catalogOf(const QString& path) {
     const auto r = gui::loadCatalogFile(path);
     if (!r.catalog)
         qFatal("cannot load catalog: %s", qPrintable(r.error));
@@ -55,17 +52,17 @@ class TestSuites : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void opsFromSource()
-    {
+    void opsFromSource() {
         QCOMPARE(gui::opsFromSource(QString::fromLatin1(kRelu)),
-                 (QStringList{QStringLiteral("Conv2d"), QStringLiteral("relu"), QStringLiteral("matmul")}));
+                 (QStringList{QStringLiteral("Conv2d"), QStringLiteral("relu"),
+                              QStringLiteral("matmul")}));
     }
 
-    void modelShowsFlagsAndBaselines()
-    {
+    void modelShowsFlagsAndBaselines() {
         test::GuiFixture fixture;
         gui::SuiteTasksModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         const auto c = catalogOf(fixture.path());
         model.setCatalog(c, c->suites.front().id);
         QCOMPARE(model.rowCount(), 4);
@@ -74,29 +71,40 @@ private Q_SLOTS:
         for (int row = 0; row < model.rowCount(); ++row) {
             if (model.index(row, 0).data(gui::SuiteTasksModel::FlaggedRole).toBool())
                 flagged = row;
-            if (test::text(&model, row, gui::SuiteTasksModel::KeyColumn) == QLatin1String("l1_relu"))
+            if (test::text(&model, row, gui::SuiteTasksModel::KeyColumn) ==
+                QLatin1String("l1_relu"))
                 relu = row;
         }
-        QCOMPARE(test::text(&model, flagged, gui::SuiteTasksModel::KeyColumn), QStringLiteral("l2_conv_bias"));
-        QCOMPARE(test::text(&model, flagged, gui::SuiteTasksModel::FlagsColumn), QStringLiteral("cuda: output_below_tolerance"));
-        QVERIFY(!model.index(flagged, gui::SuiteTasksModel::FlagsColumn).data(Qt::DecorationRole).isNull());
-        QCOMPARE(test::text(&model, relu, gui::SuiteTasksModel::BaselinesColumn), QStringLiteral("2"));
-        QCOMPARE(test::text(&model, relu, gui::SuiteTasksModel::FlagsColumn), QString()); // checked, nothing flagged
+        QCOMPARE(test::text(&model, flagged, gui::SuiteTasksModel::KeyColumn),
+                 QStringLiteral("l2_conv_bias"));
+        QCOMPARE(test::text(&model, flagged, gui::SuiteTasksModel::FlagsColumn),
+                 QStringLiteral("cuda: output_below_tolerance"));
+        QVERIFY(!model.index(flagged, gui::SuiteTasksModel::FlagsColumn)
+                     .data(Qt::DecorationRole)
+                     .isNull());
+        QCOMPARE(test::text(&model, relu, gui::SuiteTasksModel::BaselinesColumn),
+                 QStringLiteral("2"));
+        QCOMPARE(test::text(&model, relu, gui::SuiteTasksModel::FlagsColumn),
+                 QString()); // checked, nothing flagged
         model.setCatalog(c, 9999);
         QCOMPARE(model.rowCount(), 0);
 
         gui::BaselinesModel baselines;
-        QAbstractItemModelTester tester2(&baselines, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        const auto relus = std::find_if(c->tasks.begin(), c->tasks.end(), [](const auto& t) { return t.task.key == "l1_relu"; });
+        QAbstractItemModelTester tester2(&baselines,
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto relus = std::find_if(c->tasks.begin(), c->tasks.end(),
+                                        [](const auto& t) { return t.task.key == "l1_relu"; });
         baselines.setBaselines(c->baselinesOf(relus->task));
         QCOMPARE(baselines.rowCount(), 2);
-        QCOMPARE(test::text(&baselines, 0, gui::BaselinesModel::DeviceColumn), QStringLiteral("Fixture CPU"));
-        QCOMPARE(test::text(&baselines, 1, gui::BaselinesModel::EagerColumn), QStringLiteral("0.125 ms"));
-        QCOMPARE(test::text(&baselines, 0, gui::BaselinesModel::CompileColumn), QStringLiteral("–"));
+        QCOMPARE(test::text(&baselines, 0, gui::BaselinesModel::DeviceColumn),
+                 QStringLiteral("Fixture CPU"));
+        QCOMPARE(test::text(&baselines, 1, gui::BaselinesModel::EagerColumn),
+                 QStringLiteral("0.125 ms"));
+        QCOMPARE(test::text(&baselines, 0, gui::BaselinesModel::CompileColumn),
+                 QStringLiteral("–"));
     }
 
-    void pageFiltersAndShowsTheTask()
-    {
+    void pageFiltersAndShowsTheTask() {
         test::GuiFixture fixture;
         gui::SuitesPage page;
         const auto c = catalogOf(fixture.path());
@@ -112,13 +120,13 @@ private Q_SLOTS:
         for (const auto& t : c->tasks)
             relu = t.task.key == "l1_relu" ? t.task.id : relu;
         page.selectTask(relu);
-        QVERIFY2(page.taskHeaderText().contains(QStringLiteral("l1_relu")), qPrintable(page.taskHeaderText()));
+        QVERIFY2(page.taskHeaderText().contains(QStringLiteral("l1_relu")),
+                 qPrintable(page.taskHeaderText()));
         QCOMPARE(page.sourceText(), QStringLiteral("class Model: pass"));
         QCOMPARE(page.baselinesModel()->rowCount(), 2);
     }
 
-    void importsAKernelBenchFolder()
-    {
+    void importsAKernelBenchFolder() {
         test::GuiFixture fixture;
         QTemporaryDir dir;
         QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("KernelBench/level1")));
@@ -137,12 +145,15 @@ private Q_SLOTS:
         page.folderDialogHook = [&]() { return dir.filePath(QStringLiteral("KernelBench")); };
         page.importWithDialog();
         QCOMPARE(changed.count(), 1);
-        QVERIFY2(page.statusText().contains(QStringLiteral("Imported 1 task")), qPrintable(page.statusText()));
-        QVERIFY2(page.statusText().contains(QStringLiteral("20_Broken.py")), qPrintable(page.statusText()));
+        QVERIFY2(page.statusText().contains(QStringLiteral("Imported 1 task")),
+                 qPrintable(page.statusText()));
+        QVERIFY2(page.statusText().contains(QStringLiteral("20_Broken.py")),
+                 qPrintable(page.statusText()));
         const auto c = catalogOf(fixture.path());
         QCOMPARE(c->suites.size(), size_t(2));
         page.setCatalog(c);
-        const auto imported = std::find_if(c->suites.begin(), c->suites.end(), [](const auto& s) { return s.name != "sample"; });
+        const auto imported = std::find_if(c->suites.begin(), c->suites.end(),
+                                           [](const auto& s) { return s.name != "sample"; });
         page.setSuite(imported->id);
         QCOMPARE(page.proxy()->rowCount(), 1);
         QVERIFY(page.taskHeaderText().contains(QStringLiteral("Conv2d, relu, matmul")));

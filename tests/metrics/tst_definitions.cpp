@@ -82,8 +82,8 @@ void TestDefinitions::documentedDefaultsMatchCode() {
     QVERIFY(text.contains(QStringLiteral("seeded with ") + QString::number(kDefaultBootstrapSeed)));
     QVERIFY(
         text.contains(QString::number(kDefaultBootstrapResamples) + QStringLiteral(" resamples")));
-    QVERIFY(text.contains(QStringLiteral("at least ") + QString::number(kMinPairedSharedTasks)
-                          + QStringLiteral(" shared tasks")));
+    QVERIFY(text.contains(QStringLiteral("at least ") + QString::number(kMinPairedSharedTasks) +
+                          QStringLiteral(" shared tasks")));
     QCOMPARE(signTestPValue(kMinPairedSharedTasks, 0) < 0.05, true);
     QCOMPARE(signTestPValue(kMinPairedSharedTasks - 1, 0) < 0.05, false);
     const LeaderboardOptions defaults;

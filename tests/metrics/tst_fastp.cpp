@@ -239,7 +239,6 @@ void TestFastP::resolveGroupsAndSorts() {
     QCOMPARE(denominators, (std::map<int, int>{{1, 2}, {2, 2}, {5, 3}}));
 }
 
-
 void TestFastP::intervalMustClear_data() {
     QTest::addColumn<double>("speedup");
     QTest::addColumn<double>("low"); // NaN: measured without an interval (older data)

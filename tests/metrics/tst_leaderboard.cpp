@@ -446,7 +446,7 @@ void TestLeaderboard::resultIsOrderIndependent() {
 
 void TestLeaderboard::passAtKPerCell_data() {
     QTest::addColumn<int>("k");
-    QTest::addColumn<double>("many");  // model "many": 3 samples on t1 (1 scores), 3 on t2 (0)
+    QTest::addColumn<double>("many");   // model "many": 3 samples on t1 (1 scores), 3 on t2 (0)
     QTest::addColumn<double>("single"); // model "single": 1 sample each (t1 scores); NaN = n/a
     // pass@1: t1 1/3, t2 0 -> 1/6; pass@3: t1 1, t2 0 -> 1/2.
     QTest::newRow("k=1") << 1 << 1.0 / 6.0 << 0.5;

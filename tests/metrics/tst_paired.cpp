@@ -276,20 +276,20 @@ void TestPaired::noiseAwareTies_data() {
     QTest::addColumn<bool>("byNoise");
     QTest::newRow("apart") << 1.30 << 1.25 << 1.35 << 1.10 << 1.05 << 1.15 << TaskComparison::Win
                            << false;
-    QTest::newRow("overlap") << 1.30 << 1.10 << 1.50 << 1.10 << 1.00 << 1.20
-                             << TaskComparison::Tie << true;
-    QTest::newRow("touching") << 1.30 << 1.20 << 1.40 << 1.10 << 1.00 << 1.20
-                              << TaskComparison::Tie << true;
+    QTest::newRow("overlap") << 1.30 << 1.10 << 1.50 << 1.10 << 1.00 << 1.20 << TaskComparison::Tie
+                             << true;
+    QTest::newRow("touching") << 1.30 << 1.20 << 1.40 << 1.10 << 1.00 << 1.20 << TaskComparison::Tie
+                              << true;
     QTest::newRow("loss apart") << 0.80 << 0.78 << 0.82 << 1.00 << 0.98 << 1.02
                                 << TaskComparison::Loss << false;
-    QTest::newRow("interval holds failed 1.0") << 1.10 << 0.95 << 1.25 << 0.0 << 0.0 << 0.0
-                                               << TaskComparison::Tie << true;
-    QTest::newRow("interval above failed 1.0") << 1.10 << 1.05 << 1.15 << 0.0 << 0.0 << 0.0
-                                               << TaskComparison::Win << false;
-    QTest::newRow("holds other's point") << 1.30 << 1.05 << 1.40 << -1.10 << 0.0 << 0.0
-                                         << TaskComparison::Tie << true;
-    QTest::newRow("inside the band anyway") << 1.01 << 1.00 << 1.02 << 1.00 << 0.99 << 1.01
-                                            << TaskComparison::Tie << false;
+    QTest::newRow("interval holds failed 1.0")
+        << 1.10 << 0.95 << 1.25 << 0.0 << 0.0 << 0.0 << TaskComparison::Tie << true;
+    QTest::newRow("interval above failed 1.0")
+        << 1.10 << 1.05 << 1.15 << 0.0 << 0.0 << 0.0 << TaskComparison::Win << false;
+    QTest::newRow("holds other's point")
+        << 1.30 << 1.05 << 1.40 << -1.10 << 0.0 << 0.0 << TaskComparison::Tie << true;
+    QTest::newRow("inside the band anyway")
+        << 1.01 << 1.00 << 1.02 << 1.00 << 0.99 << 1.01 << TaskComparison::Tie << false;
 }
 
 void TestPaired::noiseAwareTies() {

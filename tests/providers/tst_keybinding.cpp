@@ -1,10 +1,9 @@
 // Keys belong to a host, tried from the attacker's side: a database that names a provider like
 // the user's but points it elsewhere, a scheme downgrade, a redirect to another host, a key
 // left under a bare name. The key must reach the host it was stored for and nothing else.
-#include "providertestsupport.h"
-
 #include "generation/providerclients.h"
 #include "providers/keystore.h"
+#include "providertestsupport.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -17,8 +16,7 @@ namespace {
 const QByteArray kAnswer = R"({"id":"c1","model":"m","choices":[{"index":0,
     "message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1}})";
 
-db::ProviderRow row(const QUrl& url, const char* name = "oai")
-{
+db::ProviderRow row(const QUrl& url, const char* name = "oai") {
     db::ProviderRow p;
     p.id = 1;
     p.name = name;
@@ -28,8 +26,7 @@ db::ProviderRow row(const QUrl& url, const char* name = "oai")
     return p;
 }
 
-engine::ChatRequest hello()
-{
+engine::ChatRequest hello() {
     engine::ChatRequest r;
     r.model = QStringLiteral("m");
     r.maxTokens = 5;
@@ -38,8 +35,7 @@ engine::ChatRequest hello()
 }
 
 // Sends one request with whatever key the provider row gets from the store.
-void sendOnce(const db::ProviderRow& p, const engine::KeyStore& keys)
-{
+void sendOnce(const db::ProviderRow& p, const engine::KeyStore& keys) {
     QString error;
     auto config = engine::providerConfig(p, {}, &keys, &error);
     QVERIFY2(config, qPrintable(error));
@@ -61,11 +57,15 @@ private Q_SLOTS:
     }
 
     void theKeyNameCarriesTheHost() {
-        QCOMPARE(engine::hostBoundKeyName(QStringLiteral("oai"), QUrl(QStringLiteral("https://api.openai.com/v1"))),
+        QCOMPARE(engine::hostBoundKeyName(QStringLiteral("oai"),
+                                          QUrl(QStringLiteral("https://api.openai.com/v1"))),
                  QStringLiteral("oai@https://api.openai.com:443"));
-        QCOMPARE(engine::hostBoundKeyName(QStringLiteral("oai"), QUrl(QStringLiteral("http://API.example.com:8000/v1"))),
+        QCOMPARE(engine::hostBoundKeyName(QStringLiteral("oai"),
+                                          QUrl(QStringLiteral("http://API.example.com:8000/v1"))),
                  QStringLiteral("oai@http://api.example.com:8000"));
-        QVERIFY(engine::hostBoundKeyName(QStringLiteral("oai"), QUrl(QStringLiteral("file:///etc/passwd"))).isEmpty());
+        QVERIFY(engine::hostBoundKeyName(QStringLiteral("oai"),
+                                         QUrl(QStringLiteral("file:///etc/passwd")))
+                    .isEmpty());
     }
 
     void aProviderOfTheSameNameElsewhereGetsNoKey() {
@@ -74,11 +74,14 @@ private Q_SLOTS:
         home.enqueue(ScriptedResponse::json(200, kAnswer));
         attacker.enqueue(ScriptedResponse::json(200, kAnswer));
         engine::MemoryKeyStore keys;
-        keys.writeKey(engine::hostBoundKeyName(QStringLiteral("oai"), home.url(QStringLiteral("/v1"))), test::kApiKey);
+        keys.writeKey(
+            engine::hostBoundKeyName(QStringLiteral("oai"), home.url(QStringLiteral("/v1"))),
+            test::kApiKey);
 
         sendOnce(row(home.url(QStringLiteral("/v1"))), keys);
         QCOMPARE(home.requests().size(), 1);
-        QCOMPARE(home.requests().at(0).header("authorization"), QByteArray("Bearer ") + test::kApiKey.toUtf8());
+        QCOMPARE(home.requests().at(0).header("authorization"),
+                 QByteArray("Bearer ") + test::kApiKey.toUtf8());
 
         // Another database names its provider "oai" too, at another address.
         sendOnce(row(attacker.url(QStringLiteral("/v1"))), keys);
@@ -100,9 +103,11 @@ private Q_SLOTS:
         engine::MemoryKeyStore keys;
         keys.writeKey(QStringLiteral("oai"), test::kApiKey); // stored before keys had hosts
         QString error;
-        const auto config = engine::providerConfig(row(attacker.url(QStringLiteral("/v1"))), {}, &keys, &error);
+        const auto config =
+            engine::providerConfig(row(attacker.url(QStringLiteral("/v1"))), {}, &keys, &error);
         QVERIFY(!config);
-        QVERIFY2(error.contains(QStringLiteral("store it again")) && error.contains(QStringLiteral("another host")),
+        QVERIFY2(error.contains(QStringLiteral("store it again")) &&
+                     error.contains(QStringLiteral("another host")),
                  qPrintable(error));
         QVERIFY(!error.contains(test::kApiKey));
         QCOMPARE(attacker.requests().size(), 0);
@@ -113,9 +118,13 @@ private Q_SLOTS:
         FakeProviderServer attacker;
         attacker.enqueue(ScriptedResponse::json(200, kAnswer));
         home.enqueue(ScriptedResponse::json(
-            307, "{}", {{"Location", attacker.url(QStringLiteral("/v1/chat/completions")).toString().toUtf8()}}));
+            307, "{}",
+            {{"Location",
+              attacker.url(QStringLiteral("/v1/chat/completions")).toString().toUtf8()}}));
         engine::MemoryKeyStore keys;
-        keys.writeKey(engine::hostBoundKeyName(QStringLiteral("oai"), home.url(QStringLiteral("/v1"))), test::kApiKey);
+        keys.writeKey(
+            engine::hostBoundKeyName(QStringLiteral("oai"), home.url(QStringLiteral("/v1"))),
+            test::kApiKey);
         sendOnce(row(home.url(QStringLiteral("/v1"))), keys);
         QCOMPARE(home.requests().size(), 1);
         QTest::qWait(200);

@@ -9,14 +9,14 @@
 
 namespace kb::test {
 
-inline QString goldenMismatch(const QByteArray& actual, const QString& goldenName)
-{
+inline QString goldenMismatch(const QByteArray& actual, const QString& goldenName) {
     const QString goldenPath = QStringLiteral(KBSTUDIO_TEST_DATA_DIR "/golden/") + goldenName;
     QFile golden(goldenPath);
     const QByteArray expected = golden.open(QIODevice::ReadOnly) ? golden.readAll() : QByteArray();
     if (actual == expected)
         return {};
-    const QString actualPath = QDir::current().absoluteFilePath(goldenName + QStringLiteral(".actual"));
+    const QString actualPath =
+        QDir::current().absoluteFilePath(goldenName + QStringLiteral(".actual"));
     QFile out(actualPath);
     if (out.open(QIODevice::WriteOnly | QIODevice::Truncate))
         out.write(actual);

@@ -20,8 +20,7 @@
 
 namespace kb::test {
 
-inline db::TimingSeriesRow series(const std::string& kind, std::vector<double> samples)
-{
+inline db::TimingSeriesRow series(const std::string& kind, std::vector<double> samples) {
     db::TimingSeriesRow s;
     s.kind = kind;
     s.samplesMs = samples;
@@ -43,11 +42,10 @@ struct ReportFixture {
     db::Database database;
     db::Id run = 0;
     std::map<std::pair<std::string, std::string>, db::Id> attempt; // (model, task key) -> id
-    db::Id secondSample = 0; // model-a, L1_1, sample 1
+    db::Id secondSample = 0;                                       // model-a, L1_1, sample 1
 
     explicit ReportFixture(const std::string& path = ":memory:")
-        : database(path)
-    {
+        : database(path) {
         auto& conn = database.connection();
         db::CatalogRepository catalog(conn);
         const db::Id provider =
@@ -61,8 +59,10 @@ struct ReportFixture {
         }
         const db::Id suite = catalog.upsertSuite({0, "fixture", "export fixture", ""});
         std::vector<db::TaskRow> rows;
-        const std::vector<std::pair<std::string, std::string>> tasks = {
-            {"L1_1", "Square_matmul"}, {"L1_2", "ReLU"}, {"L2_1", "Conv_ReLU"}, {"L2_2", "Gemm_Scale"}};
+        const std::vector<std::pair<std::string, std::string>> tasks = {{"L1_1", "Square_matmul"},
+                                                                        {"L1_2", "ReLU"},
+                                                                        {"L2_1", "Conv_ReLU"},
+                                                                        {"L2_2", "Gemm_Scale"}};
         for (const auto& [key, name] : tasks) {
             db::TaskRow t;
             t.key = key;
@@ -82,8 +82,9 @@ struct ReportFixture {
         db::RunRepository runs(conn);
         run = runs.createRun(r, models, taskIds, 1);
         {
-            db::Statement extra(conn, "INSERT INTO attempts(run_id, model_id, task_id, sample_index) "
-                                      "VALUES (?,?,?,1)");
+            db::Statement extra(conn,
+                                "INSERT INTO attempts(run_id, model_id, task_id, sample_index) "
+                                "VALUES (?,?,?,1)");
             extra.bind(1, run).bind(2, models[0]).bind(3, taskIds[0]).exec();
             secondSample = conn.lastInsertId();
         }
@@ -95,7 +96,8 @@ struct ReportFixture {
         db::EvaluationRepository evals(conn);
         // model-a
         // Measured with intervals (schema 7): tight for model-a, noisy for model-b on L1_1.
-        auto tight = correct(at("model-a", "L1_1"), {1.0, 1.1, 0.9}, {2.0, 2.1, 1.9}, {1.5, 1.6, 1.4});
+        auto tight =
+            correct(at("model-a", "L1_1"), {1.0, 1.1, 0.9}, {2.0, 2.1, 1.9}, {1.5, 1.6, 1.4});
         tight.uncertainty = {1.9, 2.1, 1.4, 1.6, false, false, "device-bound"};
         evals.store(tight);
         evals.store(correct(secondSample, {0.8, 0.8, 0.9}, {2.0, 2.0, 2.1}, {1.5, 1.5, 1.6}));
@@ -107,15 +109,18 @@ struct ReportFixture {
         evals.store(suspicious);
         evals.store(buildError(at("model-a", "L2_2")));
         // model-b
-        auto noisy = correct(at("model-b", "L1_1"), {2.5, 2.5, 2.6}, {2.0, 2.0, 2.1}, {1.5, 1.6, 1.5});
+        auto noisy =
+            correct(at("model-b", "L1_1"), {2.5, 2.5, 2.6}, {2.0, 2.0, 2.1}, {1.5, 1.6, 1.5});
         noisy.uncertainty = {0.6, 1.05, 0.5, 0.7, true, false, "launch-bound"};
         noisy.findings = {{"noisy-timing", "info", "",
                            "the speedup vs eager did not reach the precision target of ±3% within "
                            "the time cap"}};
         evals.store(noisy);
-        auto accepted = correct(at("model-b", "L1_2"), {0.4, 0.4, 0.5}, {0.5, 0.5, 0.5}, {0.45, 0.5, 0.5});
+        auto accepted =
+            correct(at("model-b", "L1_2"), {0.4, 0.4, 0.5}, {0.5, 0.5, 0.5}, {0.45, 0.5, 0.5});
         accepted.suspicious = true;
-        accepted.findings = {{"timing-variance", "suspicious", "", "timing varies, checked by hand"}};
+        accepted.findings = {
+            {"timing-variance", "suspicious", "", "timing varies, checked by hand"}};
         evals.store(accepted);
         runs.setReview(at("model-b", "L1_2"), "accepted", "checked the kernel");
         evals.store(rejected(at("model-b", "L2_1")));
@@ -147,21 +152,30 @@ struct ReportFixture {
         conn.exec("UPDATE runs SET created_at = '2026-01-02T03:00:00.000Z', status = 'finished'");
     }
 
-    db::Id at(const std::string& model, const std::string& task) const
-    {
+    db::Id at(const std::string& model, const std::string& task) const {
         return attempt.at({model, task});
     }
 
 private:
-    static db::EvaluationRecord base(db::Id attemptId, const std::string& verdict)
-    {
+    static db::EvaluationRecord base(db::Id attemptId, const std::string& verdict) {
         db::EvaluationRecord r;
         r.attemptId = attemptId;
-        r.candidate = {0, attemptId, 0, "class ModelNew: pass", "code-" + std::to_string(attemptId),
+        r.candidate = {0,
+                       attemptId,
+                       0,
+                       "class ModelNew: pass",
+                       "code-" + std::to_string(attemptId),
                        "kernelbench"};
         r.build = db::BuildRow{0, 0, "ok", 4.5, "cache-" + std::to_string(attemptId), "", "[]"};
-        r.environment = db::EnvironmentRow{0, "env-fingerprint-0001", "cuda", "NVIDIA H200",
-                                           "2.5.0+cu124", "3.11.2", "12.4", "550.54", "{}"};
+        r.environment = db::EnvironmentRow{0,
+                                           "env-fingerprint-0001",
+                                           "cuda",
+                                           "NVIDIA H200",
+                                           "2.5.0+cu124",
+                                           "3.11.2",
+                                           "12.4",
+                                           "550.54",
+                                           "{}"};
         r.evaluation.verdict = verdict;
         r.evaluation.harnessSeconds = 7.25;
         r.attemptVerdict = verdict;
@@ -170,8 +184,7 @@ private:
 
     static db::EvaluationRecord correct(db::Id attemptId, const std::vector<double>& candidate,
                                         const std::vector<double>& eager,
-                                        const std::vector<double>& compile)
-    {
+                                        const std::vector<double>& compile) {
         auto r = base(attemptId, "correct");
         r.evaluation.correctnessPassed = true;
         r.evaluation.maxAbsError = 1.5e-6;
@@ -188,19 +201,18 @@ private:
         return r;
     }
 
-    static db::EvaluationRecord incorrect(db::Id attemptId)
-    {
+    static db::EvaluationRecord incorrect(db::Id attemptId) {
         auto r = base(attemptId, "incorrect");
         r.evaluation.maxAbsError = 0.25;
         r.evaluation.maxRelError = 0.5;
         for (int i = 0; i < 5; ++i)
-            r.trials.push_back({i, i < 3, i < 3 ? 1e-6 : 0.25, i < 3 ? 1e-5 : 0.5, i < 3 ? 0.0 : 0.1, ""});
+            r.trials.push_back(
+                {i, i < 3, i < 3 ? 1e-6 : 0.25, i < 3 ? 1e-5 : 0.5, i < 3 ? 0.0 : 0.1, ""});
         r.attemptMessage = "output mismatch in 2 of 5 trials (max abs error 0.25)";
         return r;
     }
 
-    static db::EvaluationRecord buildError(db::Id attemptId)
-    {
+    static db::EvaluationRecord buildError(db::Id attemptId) {
         auto r = base(attemptId, "build_error");
         r.build->status = "failed";
         r.build->log = "error: expected ';'";
@@ -208,8 +220,7 @@ private:
         return r;
     }
 
-    static db::EvaluationRecord rejected(db::Id attemptId)
-    {
+    static db::EvaluationRecord rejected(db::Id attemptId) {
         auto r = base(attemptId, "rejected");
         r.build.reset();
         r.findings = {{"torch-op-in-forward", "reject", "model_new.py:8",

@@ -1,16 +1,14 @@
 // Export filters (run, models, levels, verdicts) and the errors an export reports.
 
-#include "reportfixture.h"
-
 #include "core/error.h"
 #include "engine/report/csvexport.h"
 #include "engine/report/exporter.h"
+#include "reportfixture.h"
 
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <unistd.h>
 
 using namespace kb;
@@ -18,8 +16,7 @@ using namespace kb;
 namespace {
 
 // Column `name` of every data row of a CSV export (the fixture has no quoted commas there).
-QStringList column(const QByteArray& csv, const QString& name)
-{
+QStringList column(const QByteArray& csv, const QString& name) {
     QStringList lines = QString::fromUtf8(csv).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     const int index = static_cast<int>(lines.takeFirst().split(QLatin1Char(',')).indexOf(name));
     QStringList values;
@@ -28,8 +25,7 @@ QStringList column(const QByteArray& csv, const QString& name)
     return values;
 }
 
-QString errorOf(db::Connection& conn, const report::ExportFilter& filter)
-{
+QString errorOf(db::Connection& conn, const report::ExportFilter& filter) {
     try {
         report::loadReportData(conn, filter);
     } catch (const engine::Error& e) {
@@ -44,8 +40,7 @@ class TestFilters : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void everythingByDefault()
-    {
+    void everythingByDefault() {
         test::ReportFixture fixture;
         const auto data = report::loadReportData(fixture.database.connection(), {});
         QCOMPARE(data.attempts.size(), size_t(9));
@@ -54,8 +49,7 @@ private Q_SLOTS:
         QCOMPARE(data.tasksPerLevel, (std::map<int, int>{{1, 2}, {2, 2}}));
     }
 
-    void modelsFilterRows_data()
-    {
+    void modelsFilterRows_data() {
         QTest::addColumn<QStringList>("models");
         QTest::addColumn<QList<int>>("levels");
         QTest::addColumn<QStringList>("verdicts");
@@ -66,20 +60,22 @@ private Q_SLOTS:
         QTest::newRow("one model") << QStringList{QStringLiteral("model-a")} << QList<int>{} << none
                                    << QStringList{QStringLiteral("model-a")}
                                    << QStringList{QStringLiteral("1"), QStringLiteral("2")} << 5;
-        QTest::newRow("one level") << none << QList<int>{2} << none
-                                   << QStringList{QStringLiteral("model-a"), QStringLiteral("model-b")}
-                                   << QStringList{QStringLiteral("2")} << 4;
-        QTest::newRow("model and level") << QStringList{QStringLiteral("model-b")} << QList<int>{1} << none
-                                         << QStringList{QStringLiteral("model-b")}
-                                         << QStringList{QStringLiteral("1")} << 2;
+        QTest::newRow("one level")
+            << none << QList<int>{2} << none
+            << QStringList{QStringLiteral("model-a"), QStringLiteral("model-b")}
+            << QStringList{QStringLiteral("2")} << 4;
+        QTest::newRow("model and level")
+            << QStringList{QStringLiteral("model-b")} << QList<int>{1} << none
+            << QStringList{QStringLiteral("model-b")} << QStringList{QStringLiteral("1")} << 2;
         QTest::newRow("verdicts") << none << QList<int>{}
-                                  << QStringList{QStringLiteral("build_error"), QStringLiteral("rejected")}
-                                  << QStringList{QStringLiteral("model-a"), QStringLiteral("model-b")}
+                                  << QStringList{QStringLiteral("build_error"),
+                                                 QStringLiteral("rejected")}
+                                  << QStringList{QStringLiteral("model-a"),
+                                                 QStringLiteral("model-b")}
                                   << QStringList{QStringLiteral("2")} << 2;
     }
 
-    void modelsFilterRows()
-    {
+    void modelsFilterRows() {
         QFETCH(QStringList, models);
         QFETCH(QList<int>, levels);
         QFETCH(QStringList, verdicts);
@@ -88,8 +84,9 @@ private Q_SLOTS:
         QFETCH(int, rows);
         test::ReportFixture fixture;
         report::ExportFilter filter{fixture.run, models, levels, verdicts, {}};
-        const auto data = report::loadReportData(fixture.database.connection(), filter,
-                                                 report::loadOptionsFor(report::ExportFormat::SamplesCsv));
+        const auto data =
+            report::loadReportData(fixture.database.connection(), filter,
+                                   report::loadOptionsFor(report::ExportFormat::SamplesCsv));
         for (const auto& csv : {report::attemptsCsv(data), report::timingSamplesCsv(data)}) {
             auto m = column(csv, QStringLiteral("model"));
             m.removeDuplicates();
@@ -106,8 +103,7 @@ private Q_SLOTS:
             QCOMPARE(cell.tasks, 2);
     }
 
-    void verdictFilterLeavesMetricsAlone()
-    {
+    void verdictFilterLeavesMetricsAlone() {
         test::ReportFixture fixture;
         report::ExportFilter filter;
         filter.verdicts = {QStringLiteral("incorrect")};
@@ -118,8 +114,7 @@ private Q_SLOTS:
                  report::renderExport(report::ExportFormat::Markdown, all));
     }
 
-    void badFiltersAreExplained_data()
-    {
+    void badFiltersAreExplained_data() {
         QTest::addColumn<qint64>("run");
         QTest::addColumn<QStringList>("models");
         QTest::addColumn<QList<int>>("levels");
@@ -127,45 +122,47 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         QTest::newRow("unknown run") << qint64(99) << QStringList{} << QList<int>{} << QStringList{}
                                      << QStringLiteral("no run with id 99");
-        QTest::newRow("unknown model") << qint64(0) << QStringList{QStringLiteral("gpt-x")} << QList<int>{}
-                                       << QStringList{}
-                                       << QStringLiteral("no model 'gpt-x' has attempts in the database "
-                                                         "(models: model-a, model-b)");
+        QTest::newRow("unknown model")
+            << qint64(0) << QStringList{QStringLiteral("gpt-x")} << QList<int>{} << QStringList{}
+            << QStringLiteral("no model 'gpt-x' has attempts in the database "
+                              "(models: model-a, model-b)");
         QTest::newRow("bad level") << qint64(0) << QStringList{} << QList<int>{7} << QStringList{}
                                    << QStringLiteral("level 7 does not exist; levels are 1 to 4");
-        QTest::newRow("unknown verdict") << qint64(0) << QStringList{} << QList<int>{}
-                                         << QStringList{QStringLiteral("passed")}
-                                         << QStringLiteral("unknown verdict 'passed'");
+        QTest::newRow("unknown verdict")
+            << qint64(0) << QStringList{} << QList<int>{} << QStringList{QStringLiteral("passed")}
+            << QStringLiteral("unknown verdict 'passed'");
     }
 
-    void badFiltersAreExplained()
-    {
+    void badFiltersAreExplained() {
         QFETCH(qint64, run);
         QFETCH(QStringList, models);
         QFETCH(QList<int>, levels);
         QFETCH(QStringList, verdicts);
         QFETCH(QString, message);
         test::ReportFixture fixture;
-        const QString error = errorOf(fixture.database.connection(), {run, models, levels, verdicts, {}});
+        const QString error =
+            errorOf(fixture.database.connection(), {run, models, levels, verdicts, {}});
         QVERIFY2(error.startsWith(message), qPrintable(error));
     }
 
-    void compareNeedsTwoSelectedModels_data()
-    {
+    void compareNeedsTwoSelectedModels_data() {
         QTest::addColumn<QStringList>("models");
         QTest::addColumn<QStringList>("compare");
         QTest::addColumn<QString>("expected");
         const QString a = QStringLiteral("model-a");
         const QString b = QStringLiteral("model-b");
-        QTest::newRow("one model") << QStringList{} << QStringList{a} << QStringLiteral("two different models");
-        QTest::newRow("same model twice") << QStringList{} << QStringList{a, a} << QStringLiteral("two different models");
-        QTest::newRow("unknown") << QStringList{} << QStringList{a, QStringLiteral("nope")} << QStringLiteral("no model 'nope'");
-        QTest::newRow("not selected") << QStringList{a} << QStringList{a, b} << QStringLiteral("'model-b' is compared but not selected");
+        QTest::newRow("one model")
+            << QStringList{} << QStringList{a} << QStringLiteral("two different models");
+        QTest::newRow("same model twice")
+            << QStringList{} << QStringList{a, a} << QStringLiteral("two different models");
+        QTest::newRow("unknown") << QStringList{} << QStringList{a, QStringLiteral("nope")}
+                                 << QStringLiteral("no model 'nope'");
+        QTest::newRow("not selected") << QStringList{a} << QStringList{a, b}
+                                      << QStringLiteral("'model-b' is compared but not selected");
         QTest::newRow("fine") << QStringList{} << QStringList{b, a} << QString();
     }
 
-    void compareNeedsTwoSelectedModels()
-    {
+    void compareNeedsTwoSelectedModels() {
         QFETCH(QStringList, models);
         QFETCH(QStringList, compare);
         QFETCH(QString, expected);
@@ -180,8 +177,7 @@ private Q_SLOTS:
             QVERIFY2(error.contains(expected), qPrintable(error));
     }
 
-    void pairedComparisonOnlyWhenTwoModelsAreChosen()
-    {
+    void pairedComparisonOnlyWhenTwoModelsAreChosen() {
         test::ReportFixture fixture;
         auto& conn = fixture.database.connection();
         QVERIFY(!report::loadReportData(conn, {}).paired); // every model: no comparison
@@ -201,8 +197,7 @@ private Q_SLOTS:
         QVERIFY(std::abs(*data.paired->geomeanRatio - std::cbrt(1.0 / 2.5)) < 1e-9);
     }
 
-    void kernelBenchNeedsOneModel()
-    {
+    void kernelBenchNeedsOneModel() {
         test::ReportFixture fixture;
         const auto data = report::loadReportData(fixture.database.connection(), {});
         try {
@@ -213,11 +208,11 @@ private Q_SLOTS:
         }
     }
 
-    void unwritablePathsAreExplained()
-    {
+    void unwritablePathsAreExplained() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        QString error = report::writeFileAtomically(dir.filePath(QStringLiteral("missing/out.csv")), "x");
+        QString error =
+            report::writeFileAtomically(dir.filePath(QStringLiteral("missing/out.csv")), "x");
         QVERIFY2(error.contains(QStringLiteral("does not exist")), qPrintable(error));
         error = report::writeFileAtomically(dir.path(), "x");
         QVERIFY2(error.contains(QStringLiteral("is a folder")), qPrintable(error));
@@ -236,8 +231,7 @@ private Q_SLOTS:
         QCOMPARE(f.readAll(), QByteArray("a,b\n"));
     }
 
-    void formatNames()
-    {
+    void formatNames() {
         for (const auto& name : report::exportFormatNames())
             QCOMPARE(report::exportFormatName(*report::exportFormatFromName(name)), name);
         QVERIFY(!report::exportFormatFromName(QStringLiteral("xlsx")));

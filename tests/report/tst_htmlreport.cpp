@@ -1,12 +1,11 @@
 // The HTML report: well-formed XHTML, every section present, charts embedded as SVG, nothing
 // loaded from outside the file, and every number traceable to attempt ids.
 
-#include "reportfixture.h"
-
 #include "engine/metrics/definitions.h"
 #include "engine/report/htmlreport.h"
 #include "engine/report/markdownxhtml.h"
 #include "engine/report/svgplot.h"
+#include "reportfixture.h"
 
 #include <QSet>
 #include <QTest>
@@ -27,8 +26,7 @@ struct Parsed {
     QString text; // all character data
 };
 
-Parsed parse(const QString& xml)
-{
+Parsed parse(const QString& xml) {
     Parsed p;
     QXmlStreamReader reader(xml);
     QString currentElement;
@@ -41,15 +39,16 @@ Parsed parse(const QString& xml)
                 p.sectionIds.insert(reader.attributes().value(QLatin1String("id")).toString());
             if (name == QLatin1String("svg") && reader.namespaceUri() == kSvg)
                 ++p.svgRoots;
-            for (const char* tag : {"link", "script", "iframe", "object", "embed", "img", "image"}) {
+            for (const char* tag :
+                 {"link", "script", "iframe", "object", "embed", "img", "image"}) {
                 if (name == QLatin1String(tag))
                     p.externalReferences << QStringLiteral("<%1>").arg(name);
             }
             for (const auto& attr : reader.attributes()) {
                 const QString attrName = attr.name().toString();
                 const QString value = attr.value().toString();
-                if ((attrName == QLatin1String("src") || attrName == QLatin1String("href"))
-                    && !value.startsWith(QLatin1Char('#')))
+                if ((attrName == QLatin1String("src") || attrName == QLatin1String("href")) &&
+                    !value.startsWith(QLatin1Char('#')))
                     p.externalReferences << attrName + QLatin1Char('=') + value;
                 if (value.contains(QLatin1String("url(")))
                     p.externalReferences << attrName + QStringLiteral(" uses url()");
@@ -57,8 +56,9 @@ Parsed parse(const QString& xml)
         } else if (reader.isCharacters()) {
             if (currentElement != QLatin1String("style"))
                 p.text += reader.text();
-            if (currentElement == QLatin1String("style")
-                && (reader.text().contains(QLatin1String("url(")) || reader.text().contains(QLatin1String("@import"))))
+            if (currentElement == QLatin1String("style") &&
+                (reader.text().contains(QLatin1String("url(")) ||
+                 reader.text().contains(QLatin1String("@import"))))
                 p.externalReferences << QStringLiteral("style loads a resource");
         }
     }
@@ -67,8 +67,7 @@ Parsed parse(const QString& xml)
     return p;
 }
 
-report::ReportData fixtureData(test::ReportFixture& fixture, report::ExportFilter filter = {})
-{
+report::ReportData fixtureData(test::ReportFixture& fixture, report::ExportFilter filter = {}) {
     filter.runId = fixture.run;
     return report::loadReportData(fixture.database.connection(), filter);
 }
@@ -79,8 +78,7 @@ class TestHtmlReport : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void isWellFormedXhtmlWithEverySection()
-    {
+    void isWellFormedXhtmlWithEverySection() {
         test::ReportFixture fixture;
         report::HtmlOptions options;
         options.title = QStringLiteral("Fixture <report> & co");
@@ -88,27 +86,26 @@ private Q_SLOTS:
         const QString html = report::htmlReport(fixtureData(fixture), options);
         const Parsed p = parse(html);
         QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
-        for (const char* id : {"leaderboard", "distributions", "tasks", "definitions", "settings",
-                               "environment"}) {
+        for (const char* id :
+             {"leaderboard", "distributions", "tasks", "definitions", "settings", "environment"}) {
             QVERIFY2(p.sectionIds.contains(QLatin1String(id)), id);
         }
         QVERIFY(html.contains(QStringLiteral("<html xmlns=\"") + kXhtml));
         QVERIFY(p.text.contains(QStringLiteral("Fixture <report> & co")));
     }
 
-    void embedsChartsAndNothingExternal()
-    {
+    void embedsChartsAndNothingExternal() {
         test::ReportFixture fixture;
         const QString html = report::htmlReport(fixtureData(fixture));
         const Parsed p = parse(html);
         QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
         QCOMPARE(p.svgRoots, 4); // distribution + fast_p curve for each of the two levels
-        QVERIFY2(p.externalReferences.isEmpty(), qPrintable(p.externalReferences.join(QStringLiteral(", "))));
+        QVERIFY2(p.externalReferences.isEmpty(),
+                 qPrintable(p.externalReferences.join(QStringLiteral(", "))));
         QVERIFY(html.contains(QStringLiteral("class=\"one-x\"")));
     }
 
-    void showsEnvironmentSettingsAndDefinitions()
-    {
+    void showsEnvironmentSettingsAndDefinitions() {
         test::ReportFixture fixture;
         const Parsed p = parse(report::htmlReport(fixtureData(fixture)));
         QVERIFY(p.text.contains(QStringLiteral("NVIDIA H200")));
@@ -128,8 +125,7 @@ private Q_SLOTS:
         QVERIFY(p.text.contains(QStringLiteral("$0.0123")));
     }
 
-    void perTaskRowsCarryAttemptIds()
-    {
+    void perTaskRowsCarryAttemptIds() {
         test::ReportFixture fixture;
         const Parsed p = parse(report::htmlReport(fixtureData(fixture)));
         for (const auto& [key, id] : fixture.attempt)
@@ -138,8 +134,7 @@ private Q_SLOTS:
         QVERIFY(p.text.contains(QStringLiteral("#%1* ").arg(fixture.secondSample).trimmed()));
     }
 
-    void verdictFilterSelectsTaskRows()
-    {
+    void verdictFilterSelectsTaskRows() {
         test::ReportFixture fixture;
         report::ExportFilter filter;
         filter.verdicts = {QStringLiteral("build_error")};
@@ -148,10 +143,10 @@ private Q_SLOTS:
         QVERIFY(!p.text.contains(QStringLiteral("#%1").arg(fixture.at("model-b", "L1_1"))));
     }
 
-    void pairedSectionWhenTwoModelsAreSelected()
-    {
+    void pairedSectionWhenTwoModelsAreSelected() {
         test::ReportFixture fixture;
-        QVERIFY(!parse(report::htmlReport(fixtureData(fixture))).sectionIds.contains(QStringLiteral("paired")));
+        QVERIFY(!parse(report::htmlReport(fixtureData(fixture)))
+                     .sectionIds.contains(QStringLiteral("paired")));
         report::ExportFilter filter;
         filter.models = {QStringLiteral("model-a"), QStringLiteral("model-b")};
         const Parsed p = parse(report::htmlReport(fixtureData(fixture, filter)));
@@ -164,8 +159,7 @@ private Q_SLOTS:
         QVERIFY(p.externalReferences.isEmpty());
     }
 
-    void emptySelectionStillWellFormed()
-    {
+    void emptySelectionStillWellFormed() {
         test::ReportFixture fixture;
         report::ExportFilter filter;
         filter.verdicts = {QStringLiteral("timeout")};
@@ -174,10 +168,10 @@ private Q_SLOTS:
         QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
     }
 
-    void distributionChartUsesLog2Axis()
-    {
+    void distributionChartUsesLog2Axis() {
         const QString svg = report::speedupDistributionSvg(
-            QStringLiteral("t"), {{QStringLiteral("a"), {0.5, 1.0, 2.0, 8.0}}, {QStringLiteral("b"), {}}});
+            QStringLiteral("t"),
+            {{QStringLiteral("a"), {0.5, 1.0, 2.0, 8.0}}, {QStringLiteral("b"), {}}});
         const Parsed p = parse(svg);
         QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
         QCOMPARE(p.svgRoots, 1);
@@ -188,23 +182,21 @@ private Q_SLOTS:
         QVERIFY(p.text.contains(QStringLiteral("n = 0")));
     }
 
-    void emptyDistributionSaysSo()
-    {
-        const QString svg = report::speedupDistributionSvg(QStringLiteral("t"), {{QStringLiteral("a"), {}}});
+    void emptyDistributionSaysSo() {
+        const QString svg =
+            report::speedupDistributionSvg(QStringLiteral("t"), {{QStringLiteral("a"), {}}});
         QVERIFY(parse(svg).error.isEmpty());
         QVERIFY(svg.contains(QStringLiteral("no correct, timed tasks")));
     }
 
-    void fastPCurveIsWellFormed()
-    {
+    void fastPCurveIsWellFormed() {
         const QString svg = report::fastPCurveSvg(
             QStringLiteral("curve"), {{QStringLiteral("a"), {{0.0, 1.0}, {1.0, 0.5}, {3.0, 0.0}}}});
         QVERIFY(parse(svg).error.isEmpty());
         QVERIFY(svg.contains(QStringLiteral("<polyline")));
     }
 
-    void definitionsRenderAsXhtml()
-    {
+    void definitionsRenderAsXhtml() {
         const auto md = metrics::definitionsMarkdown();
         const QString xhtml = report::markdownToXhtml(
             QString::fromUtf8(md.data(), static_cast<qsizetype>(md.size())));

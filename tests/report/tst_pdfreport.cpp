@@ -1,9 +1,8 @@
 // The PDF report: rendered through report_pdf, rasterised with pdftoppm (poppler-utils) and
 // checked to hold ink on its pages.
 
-#include "reportfixture.h"
-
 #include "engine/report/pdfreport.h"
+#include "reportfixture.h"
 
 #include <QDir>
 #include <QFile>
@@ -18,8 +17,7 @@ using namespace kb;
 namespace {
 
 // Share of pixels that are not (nearly) white.
-double inkShare(const QImage& image)
-{
+double inkShare(const QImage& image) {
     qint64 ink = 0;
     for (int y = 0; y < image.height(); ++y) {
         for (int x = 0; x < image.width(); ++x) {
@@ -37,8 +35,7 @@ class TestPdfReport : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void rendersPagesWithContent()
-    {
+    void rendersPagesWithContent() {
         const QString pdftoppm = QStandardPaths::findExecutable(QStringLiteral("pdftoppm"));
         if (pdftoppm.isEmpty())
             QFAIL("pdftoppm not found: install poppler-utils to check the PDF report");
@@ -63,7 +60,8 @@ private Q_SLOTS:
                            dir.filePath(QStringLiteral("page"))});
         QVERIFY(p.waitForFinished(60000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
-        const auto pages = QDir(dir.path()).entryList({QStringLiteral("page*.png")}, QDir::Files, QDir::Name);
+        const auto pages =
+            QDir(dir.path()).entryList({QStringLiteral("page*.png")}, QDir::Files, QDir::Name);
         QVERIFY2(pages.size() >= 2, qPrintable(pages.join(QLatin1Char(' '))));
         double total = 0;
         for (const auto& page : pages) {
@@ -76,11 +74,11 @@ private Q_SLOTS:
         QVERIFY(total / static_cast<double>(pages.size()) > 0.005);
     }
 
-    void unwritablePathIsExplained()
-    {
+    void unwritablePathIsExplained() {
         test::ReportFixture fixture;
         const auto data = report::loadReportData(fixture.database.connection(), {});
-        const QString error = report::writePdfReport(data, QStringLiteral("/nonexistent-folder/x.pdf"));
+        const QString error =
+            report::writePdfReport(data, QStringLiteral("/nonexistent-folder/x.pdf"));
         QVERIFY2(error.contains(QStringLiteral("does not exist")), qPrintable(error));
     }
 };

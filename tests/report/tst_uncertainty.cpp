@@ -1,8 +1,6 @@
 // Speedup intervals end to end through the database: schema 7 stores them, the task summaries
 // keep the clearing speedup fast_p uses (the same as computed from every attempt), and the
 // reports show intervals, noisy flags, pass@k, geomean intervals and cost.
-#include "reportfixture.h"
-
 #include "analysis/outcomes.h"
 #include "db/schema.h"
 #include "report/csvexport.h"
@@ -10,6 +8,7 @@
 #include "report/leaderboardformat.h"
 #include "report/reportdata.h"
 #include "report/textformat.h"
+#include "reportfixture.h"
 
 #include <QTest>
 
@@ -28,8 +27,7 @@ struct Measured {
 class SmallDatabase {
 public:
     explicit SmallDatabase(const std::vector<Measured>& measured)
-        : database(":memory:")
-    {
+        : database(":memory:") {
         auto& c = database.connection();
         db::CatalogRepository catalog(c);
         const db::Id provider = catalog.upsertProvider({0, "p", "demo", "", "{}"});
@@ -76,8 +74,7 @@ public:
     std::vector<db::Id> ids;
 };
 
-double fastOne(const metrics::Leaderboard& board)
-{
+double fastOne(const metrics::Leaderboard& board) {
     return board.find("m", 1)->fastPAt(1.0)->vsEager;
 }
 
@@ -86,14 +83,14 @@ double fastOne(const metrics::Leaderboard& board)
 class TestUncertainty : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void schemaHasVersionSeven()
-    {
+    void schemaHasVersionSeven() {
         db::Database database(":memory:");
         QVERIFY(database.schemaVersion() >= 7);
-        db::Statement q(database.connection(),
-                        "SELECT count(*) FROM pragma_table_info('attempt_timing') WHERE name IN "
-                        "('attempt_id','speedup_eager_low','speedup_eager_high','speedup_compile_low',"
-                        "'speedup_compile_high','noisy_eager','noisy_compile','regime')");
+        db::Statement q(
+            database.connection(),
+            "SELECT count(*) FROM pragma_table_info('attempt_timing') WHERE name IN "
+            "('attempt_id','speedup_eager_low','speedup_eager_high','speedup_compile_low',"
+            "'speedup_compile_high','noisy_eager','noisy_compile','regime')");
         QVERIFY(q.step());
         QCOMPARE(q.int64(0), 8);
         db::Statement s(database.connection(),
@@ -103,8 +100,7 @@ private Q_SLOTS:
         QCOMPARE(s.int64(0), 4);
     }
 
-    void storedAndReadBack()
-    {
+    void storedAndReadBack() {
         SmallDatabase small({{1.03, 0.99, 1.07, true}, {1.2, std::nullopt, std::nullopt, false}});
         db::RunRepository runs(small.database.connection());
         const auto a = runs.attempt(small.ids[0]);
@@ -122,8 +118,7 @@ private Q_SLOTS:
     }
 
     // fast_1 over 4 tasks, from the task summaries and from every attempt: the same.
-    void fastPClearsThroughSummaries_data()
-    {
+    void fastPClearsThroughSummaries_data() {
         QTest::addColumn<double>("low0");
         QTest::addColumn<double>("expected");
         QTest::addColumn<int>("noisy");
@@ -133,8 +128,7 @@ private Q_SLOTS:
         QTest::newRow("low exactly 1") << 1.0 << 0.5 << 1;
     }
 
-    void fastPClearsThroughSummaries()
-    {
+    void fastPClearsThroughSummaries() {
         QFETCH(double, low0);
         QFETCH(double, expected);
         QFETCH(int, noisy);
@@ -157,8 +151,7 @@ private Q_SLOTS:
 
     // A re-evaluation that changes only the interval updates the summary (the trigger watches
     // the new columns).
-    void summaryFollowsANewInterval()
-    {
+    void summaryFollowsANewInterval() {
         SmallDatabase small({{1.03, 0.99, 1.07, false}});
         auto& c = small.database.connection();
         QCOMPARE(fastOne(engine::leaderboardFor(c, small.run)), 0.0);
@@ -178,8 +171,7 @@ private Q_SLOTS:
 
     // Migration 7 can be applied again to its own result (an interrupted or repeated upgrade),
     // keeping the stored intervals and recomputing the summaries.
-    void migrationAppliesAgain()
-    {
+    void migrationAppliesAgain() {
         SmallDatabase small({{1.03, 1.01, 1.07, false}, {0.5, 0.45, 0.55, true}});
         auto& c = small.database.connection();
         const auto before = fastOne(engine::leaderboardFor(c, small.run));
@@ -194,8 +186,7 @@ private Q_SLOTS:
         QCOMPARE(*db::RunRepository(c).attempt(small.ids[1])->uncertainty.eagerLow, 0.45);
     }
 
-    void speedupDigits_data()
-    {
+    void speedupDigits_data() {
         QTest::addColumn<double>("value");
         QTest::addColumn<QString>("text");
         QTest::newRow("1.234") << 1.234 << QStringLiteral("1.23x");
@@ -206,36 +197,34 @@ private Q_SLOTS:
         QTest::newRow("0.5") << 0.5 << QStringLiteral("0.500x");
     }
 
-    void speedupDigits()
-    {
+    void speedupDigits() {
         QFETCH(double, value);
         QFETCH(QString, text);
         QCOMPARE(report::formatSpeedupValue(value), text);
         QVERIFY(!report::formatSpeedupValue(value).startsWith(QStringLiteral("0.00x")));
     }
 
-    void intervalText()
-    {
-        QCOMPARE(report::formatSpeedupInterval(1.234, 1.19, 1.27), QStringLiteral("1.23x [1.19, 1.27]"));
-        QCOMPARE(report::formatSpeedupInterval(1.234, std::nullopt, std::nullopt), QStringLiteral("1.23x"));
+    void intervalText() {
+        QCOMPARE(report::formatSpeedupInterval(1.234, 1.19, 1.27),
+                 QStringLiteral("1.23x [1.19, 1.27]"));
+        QCOMPARE(report::formatSpeedupInterval(1.234, std::nullopt, std::nullopt),
+                 QStringLiteral("1.23x"));
     }
 
-    void reportsCarryIntervalsAndCost()
-    {
+    void reportsCarryIntervalsAndCost() {
         test::ReportFixture fixture;
         const auto data = report::loadReportData(fixture.database.connection(), {});
         const QString csv = QString::fromUtf8(report::attemptsCsv(data));
         const QStringList lines = csv.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         const QStringList header = lines.front().split(QLatin1Char(','));
-        const auto column = [&](const char* name) {
-            return header.indexOf(QLatin1String(name));
-        };
+        const auto column = [&](const char* name) { return header.indexOf(QLatin1String(name)); };
         QVERIFY(column("speedup_eager_low") >= 0);
         QVERIFY(column("cost_usd") >= 0);
         bool sawTight = false;
         bool sawNoisy = false;
         for (const auto& line : lines.mid(1)) {
-            if (line.startsWith(QString::number(fixture.at("model-a", "L1_1")) + QLatin1Char(','))) {
+            if (line.startsWith(QString::number(fixture.at("model-a", "L1_1")) +
+                                QLatin1Char(','))) {
                 // no quoted field before the columns read here
                 const QStringList f = line.split(QLatin1Char(','));
                 sawTight = true;
@@ -246,17 +235,19 @@ private Q_SLOTS:
                 QCOMPARE(f.value(column("cache_read_tokens")), QStringLiteral("300"));
                 QCOMPARE(f.value(column("base_url_host")), QStringLiteral("localhost:8000"));
             }
-            if (line.startsWith(QString::number(fixture.at("model-b", "L1_1")) + QLatin1Char(','))) {
+            if (line.startsWith(QString::number(fixture.at("model-b", "L1_1")) +
+                                QLatin1Char(','))) {
                 sawNoisy = true;
                 QVERIFY(line.contains(QStringLiteral(",true,launch-bound,")));
             }
         }
         QVERIFY(sawTight && sawNoisy);
 
-        const QString md = QString::fromUtf8(report::renderExport(report::ExportFormat::Markdown, data, {}));
+        const QString md =
+            QString::fromUtf8(report::renderExport(report::ExportFormat::Markdown, data, {}));
         QVERIFY(md.contains(QStringLiteral("pass@1")));
         QVERIFY(md.contains(QStringLiteral("pass@2"))); // model-a has two samples of L1_1
-        QVERIFY(md.contains(QStringLiteral("x [")));   // geomeans with their interval
+        QVERIFY(md.contains(QStringLiteral("x [")));    // geomeans with their interval
         QVERIFY(md.contains(QStringLiteral("## Cost and usage")));
         QVERIFY(md.contains(QStringLiteral("$0.0123")));
         QVERIFY(!md.contains(QStringLiteral("0.00x")));

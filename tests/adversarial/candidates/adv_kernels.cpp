@@ -3,8 +3,6 @@
 // Several functions hide what they do from the static scan on purpose
 // (token pasting, `using namespace std`): they exist to prove that the
 // runtime defenses hold when the static rules are evaded.
-#include <torch/extension.h>
-
 #include <arpa/inet.h>
 #include <atomic>
 #include <cerrno>
@@ -15,6 +13,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <thread>
+#include <torch/extension.h>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -27,17 +26,21 @@ static torch::Tensor relu_into(torch::Tensor x) {
     const float* in = xc.data_ptr<float>();
     float* out = y.data_ptr<float>();
     const int64_t n = xc.numel();
-    for (int64_t i = 0; i < n; ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+    for (int64_t i = 0; i < n; ++i)
+        out[i] = in[i] > 0.0f ? in[i] : 0.0f;
     return y;
 }
 
-torch::Tensor relu_ok(torch::Tensor x) { return relu_into(x); }
+torch::Tensor relu_ok(torch::Tensor x) {
+    return relu_into(x);
+}
 
 // correct result, then the input is overwritten
 torch::Tensor relu_mutate(torch::Tensor x) {
     auto y = relu_into(x);
     float* in = x.data_ptr<float>();
-    for (int64_t i = 0; i < x.numel(); ++i) in[i] = 0.0f;
+    for (int64_t i = 0; i < x.numel(); ++i)
+        in[i] = 0.0f;
     return y;
 }
 
@@ -49,7 +52,10 @@ torch::Tensor relu_ptr_cache(torch::Tensor x) {
     auto it = cache.find(x.data_ptr());
     if (it == cache.end()) {
         for (auto jt = cache.begin(); jt != cache.end(); ++jt)
-            if (jt->second.sizes() == x.sizes()) { it = jt; break; }
+            if (jt->second.sizes() == x.sizes()) {
+                it = jt;
+                break;
+            }
     }
     if (it != cache.end() && it->second.sizes() == x.sizes()) {
         std::cerr << "adv-cache-hit" << std::endl;
@@ -67,7 +73,8 @@ torch::Tensor relu_hash_cache(torch::Tensor x) {
     const unsigned char* p = static_cast<const unsigned char*>(xc.data_ptr());
     const size_t n = xc.numel() * xc.element_size();
     uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+    for (size_t i = 0; i < n; ++i)
+        h = (h ^ p[i]) * 1099511628211ULL;
     auto it = cache.find(h);
     if (it != cache.end()) {
         std::cerr << "adv-cache-hit" << std::endl;
@@ -83,7 +90,10 @@ using namespace std;
 static atomic<bool> g_spawned{false};
 torch::Tensor relu_native_thread(torch::Tensor x) {
     if (!g_spawned.exchange(true)) {
-        thread t([] { while (true) usleep(1000); });
+        thread t([] {
+            while (true)
+                usleep(1000);
+        });
         t.detach();
     }
     return relu_into(x);
