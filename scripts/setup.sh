@@ -18,6 +18,7 @@ packages=(
   bubblewrap xvfb xauth poppler-utils
   slurm-wlm munge
   qtkeychain-qt6-dev
+  clang-format python3-flake8
 )
 
 install_packages() {
@@ -35,8 +36,8 @@ install_packages() {
 
 build_all() {
   echo "==> configuring and building in $build"
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DKBSTUDIO_PYTHON=/usr/bin/python3 >/dev/null
+  # the "dev" preset of CMakePresets.json (Ninja, RelWithDebInfo), in the chosen folder
+  cmake --preset dev -S "$root" -B "$build" -DKBSTUDIO_PYTHON=/usr/bin/python3 >/dev/null
   cmake --build "$build" -j"$(nproc)"
 }
 
@@ -60,6 +61,8 @@ case "$mode" in
     ;;
   test)
     install_packages
+    echo "==> checking the C++ formatting (.clang-format)"
+    bash "$root/scripts/check-format.sh"
     build_all
     echo "==> running the tests"
     export QT_QPA_PLATFORM=offscreen KBSTUDIO_PYTHON=/usr/bin/python3
