@@ -79,7 +79,7 @@ def parse_errors(log, limit=50):
 def _stripped_lines(path):
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return [l.strip() for l in f.read().splitlines()]
+            return [line.strip() for line in f.read().splitlines()]
     except OSError:
         return None
 
@@ -455,6 +455,7 @@ def summary():
         "log": log,
         "errors": errors,
         "extensions": [{"name": r["name"], "status": r["status"], "seconds": round(r["seconds"], 4),
-                        "cache_key": r["cache_key"], "path": r.get("path", "cached" if r["status"] == "cached" else "default")}
+                        "cache_key": r["cache_key"],
+                        "path": r.get("path", "cached" if r["status"] == "cached" else "default")}
                        for r in RECORDS],
     }

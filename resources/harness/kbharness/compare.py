@@ -99,8 +99,8 @@ def compare(reference, candidate, atol, rtol, strict=False, strict_atol_fraction
         if t["bad"] and not messages:
             messages.append("%s: %d of %d elements outside atol=%g rtol=%g%s (first at flat index %d: "
                             "expected %.6g, got %.6g)" % (path, t["bad"], n, t["atol"], rtol,
-                                                         " (strict)" if strict else "", t["first_bad"],
-                                                         t["first_expected"], t["first_got"]))
+                                                          " (strict)" if strict else "", t["first_bad"],
+                                                          t["first_expected"], t["first_got"]))
     result["max_abs_error"] = max_abs
     result["max_rel_error"] = max_rel
     result["mismatch_fraction"] = mismatches / float(max(total, 1))

@@ -149,7 +149,7 @@ def agrees(candidate, reference):
     within the reference's bound?"""
     if candidate.get("scalars") != reference.get("scalars"):
         return False, "its non-tensor outputs %r differ from the reference's %r" % (candidate.get("scalars"),
-                                                                                  reference.get("scalars"))
+                                                                                    reference.get("scalars"))
     if candidate["nonfinite"] != reference["nonfinite"]:
         return False, "%d non-finite value(s) where the reference has %d" % (candidate["nonfinite"],
                                                                              reference["nonfinite"])

@@ -503,7 +503,7 @@ def format_summary(doc):
     lines.append("  #  %-*s %6s %12s %12s %7s" % (width, "kernel", "calls", "total", "mean", "share"))
     for i, k in enumerate(kernels[:TABLE_ROWS], 1):
         lines.append("  %d  %-*s %6d %12s %12s %7s" % (i, width, k["name"], k["count"], _fmt_us(k["total_us"]),
-                                                      _fmt_us(k["mean_us"]), _fmt(k["share_pct"], "%.1f", "%")))
+                                                       _fmt_us(k["mean_us"]), _fmt(k["share_pct"], "%.1f", "%")))
     if len(kernels) > TABLE_ROWS:
         rest = sum(k["share_pct"] or 0.0 for k in kernels[TABLE_ROWS:])
         lines.append("     ... %d more kernel(s), %.1f%% of the time" % (len(kernels) - TABLE_ROWS, rest))
@@ -515,10 +515,10 @@ def format_summary(doc):
         if not d:
             continue
         parts = ["occupancy %s achieved / %s theoretical" % (_fmt(d["achieved_occupancy_pct"], "%.1f", "%"),
-                                                            _fmt(d["theoretical_occupancy_pct"], "%.0f", "%"))]
+                                                             _fmt(d["theoretical_occupancy_pct"], "%.0f", "%"))]
         parts.append("SM throughput %s of peak" % _fmt(d["sm_throughput_pct"], "%.1f", "%"))
         parts.append("memory %s (DRAM %s) of peak" % (_fmt(d["memory_throughput_pct"], "%.1f", "%"),
-                                                     _fmt(d["dram_throughput_pct"], "%.1f", "%")))
+                                                      _fmt(d["dram_throughput_pct"], "%.1f", "%")))
         if d.get("grid") and d.get("block"):
             parts.append("grid %s x block %s" % (d["grid"], d["block"]))
         if d.get("registers_per_thread") is not None:

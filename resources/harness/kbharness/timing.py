@@ -185,6 +185,7 @@ def copy_bandwidth(device, nbytes, repeats=5):
         return None
     return 2.0 * n * 4 / best
 
+
 def time_callable(fn, input_sets, device, warmup, trials, max_seconds, on_start=None, keep_outputs=True,
                   reset_l2=False):
     """Time ``fn(*inputs)``, rotating through ``input_sets``.

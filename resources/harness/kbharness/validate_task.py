@@ -55,8 +55,6 @@ def weakness_flags(tensors, atol, rtol):
     below-tolerance is ``allclose(zeros, t)``, near-constant is
     ``allclose(full(mean(t)), t)``; they are evaluated chunk by chunk.
     """
-    import torch
-
     flags = []
     floats = [t for t in _tensors(tensors) if t.is_floating_point() and t.numel() > 0]
     if not floats:

@@ -291,11 +291,9 @@ class Worker:
         self.reply({"ok": True, "samples_ms": samples, "outputs": desc, "calls": calls, "l2_reset": l2_reset,
                     "gpu_peak_bytes": self._peak()}, data)
 
-
     # ------------------------------------------------------------------
     # judge-driven timed calls (see interleave.py): the judge owns the inputs, the output
     # slots and the clock; this side runs one call when told and reports what it measured
-
     def cmd_bind(self, header, payload):
         import torch
 
