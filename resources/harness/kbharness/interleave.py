@@ -35,8 +35,10 @@ to which call. So nothing the worker says is taken on its word:
 
 import math
 import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import codec, confine, evidence, procset, seeds
+from .intervals import log_ratio_interval, median, quantile, t999
 
 BLOCK_CALLS = 10          # counted calls per block
 TARGET_REL_HALFWIDTH = 0.02   # stop when the speedup's 95% interval is this tight
@@ -63,16 +65,6 @@ EXTRA_CORES = 0.6
 # a GPU is idle when this many probes in a row answer as fast as on the idle GPU
 QUIET_PROBES = 3
 
-# two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom
-_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-         2.045, 2.042]
-
-
-# one-sided 99.9% quantiles of Student's t for 1..30 degrees of freedom
-_T999 = [318.3, 22.33, 10.21, 7.173, 5.893, 5.208, 4.785, 4.501, 4.297, 4.144, 4.025, 3.930, 3.852, 3.787,
-         3.733, 3.686, 3.646, 3.610, 3.579, 3.552, 3.527, 3.505, 3.485, 3.467, 3.450, 3.435, 3.421, 3.408,
-         3.396, 3.385]
 # a sample may exceed its round trip by this much (and 1%) before it is impossible
 IMPOSSIBLE_SLACK_MS = 0.05
 # clock noise that grows with the call's length, allowed on top of the statistical bound: on a
@@ -82,59 +74,10 @@ NOISE_FRACTION = 0.05
 NOISE_FRACTION_CPU = 2.0
 
 
-def t999(df):
-    if df < 1:
-        return float("inf")
-    if df <= len(_T999):
-        return _T999[df - 1]
-    return 3.0902 + 7.0 / df
-
-
-def t975(df):
-    if df < 1:
-        return float("inf")
-    if df <= len(_T975):
-        return _T975[df - 1]
-    return 1.959964 + 2.4 / df  # close to the exact quantile beyond 30
-
-
-def median(xs):
-    s = sorted(xs)
-    n = len(s)
-    if not n:
-        return None
-    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
-
-
-def quantile(xs, q):
-    s = sorted(xs)
-    if not s:
-        return None
-    pos = q * (len(s) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
-
-
-def log_ratio_interval(ratios):
-    """(estimate, low, high, rel_halfwidth) of a speedup from per-round ratios: the
-    geometric mean with a 95% t interval on the logs."""
-    logs = [math.log(r) for r in ratios if r and r > 0 and math.isfinite(r)]
-    n = len(logs)
-    if not n:
-        return None
-    mean = sum(logs) / n
-    if n < 2:
-        return math.exp(mean), None, None, None
-    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (n - 1))
-    half = t975(n - 1) * sd / math.sqrt(n)
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half), math.exp(half) - 1.0
-
-
 class TimingAborted(Exception):
     """The candidate failed during timing: verdict and message for the judge."""
 
-    def __init__(self, verdict, message, rule=None):
+    def __init__(self, verdict: str, message: str, rule: Optional[str] = None) -> None:
         Exception.__init__(self, message)
         self.verdict = verdict
         self.message = message
@@ -144,7 +87,7 @@ class TimingAborted(Exception):
 class Side:
     """One timed variant: the worker that runs it, its slots and its record."""
 
-    def __init__(self, name, worker, procs, trusted, variant="model"):
+    def __init__(self, name: str, worker: Any, procs: Any, trusted: bool, variant: str = "model") -> None:
         self.name = name
         self.worker = worker
         self.procs = procs
@@ -168,7 +111,8 @@ class Side:
 
 
 class InterleavedTiming:
-    def __init__(self, ev, reference_output, strict, sides, strict_atol_fraction):
+    def __init__(self, ev: Any, reference_output: Any, strict: bool, sides: List[Side],
+                 strict_atol_fraction: float) -> None:
         import torch
 
         self.ev = ev
@@ -200,7 +144,7 @@ class InterleavedTiming:
         self.narrowed_tasks = 0
 
     # -- slots --------------------------------------------------------------
-    def bind(self, side, inputs, directory):
+    def bind(self, side: Side, inputs: Sequence[Any], directory: str) -> None:
         torch = self.torch
         in_slots, items = [], []
         for i, v in enumerate(inputs):
@@ -219,7 +163,7 @@ class InterleavedTiming:
         if not reply.get("ok"):
             raise TimingAborted("runtime_error", "the worker could not map the timing slots: %s" % reply.get("error"))
 
-    def share(self, side, other):
+    def share(self, side: Side, other: Side) -> None:
         """``side`` uses ``other``'s slots (the same worker process)."""
         self.slots[side.name] = self.slots[other.name]
 
@@ -304,7 +248,7 @@ class InterleavedTiming:
                 values.append(slot)
         return values
 
-    def close(self):
+    def close(self) -> None:
         for in_slots, outs in self.slots.values():
             for slot in list(in_slots) + list(outs):
                 if isinstance(slot, codec.FileSlot):
@@ -328,7 +272,7 @@ class InterleavedTiming:
                 raise TimingAborted("timeout", "the GPU kept running work after the candidate's calls returned "
                                                "(%.1f s)" % timeout, rule="runtime-gpu-busy-after-return")
 
-    def block(self, side, keys, warm_keys, timeout):
+    def block(self, side: Side, keys: Sequence[str], warm_keys: Sequence[str], timeout: float) -> None:
         """Warm-up calls (verified, not counted), then counted calls; the judge's clock runs
         from the first counted call's preparation to the idle GPU after the last. Every
         side's worker is stopped after its block and let go again before its next one, the
@@ -412,7 +356,7 @@ class InterleavedTiming:
             rule="runtime-escaped-stop")
 
     # -- the whole measurement -------------------------------------------------
-    def run(self):
+    def run(self) -> "InterleavedTiming":
         req = self.req
         cand = self.sides[0]
         refs = self.sides[1:]
@@ -533,7 +477,7 @@ class InterleavedTiming:
         fraction = NOISE_FRACTION if getattr(self, "cuda", True) else NOISE_FRACTION_CPU
         return ma - mb, max(q * se, fraction * scale)
 
-    def forged_ms(self):
+    def forged_ms(self) -> Tuple[float, float, float]:
         """Time per call the judge's clock saw during the candidate's calls (send to reply)
         beyond its samples, compared with the same for the reference's calls (the harness's
         own per-call work, identical on both sides): (shift beyond the allowance, raw shift,
@@ -546,7 +490,7 @@ class InterleavedTiming:
         shift, allowance = self._median_shift(a, b, median(cand.samples) or 0.0)
         return max(0.0, shift - allowance - UNEXPLAINED_FLOOR_MS), shift, allowance
 
-    def impossible_samples(self):
+    def impossible_samples(self) -> int:
         """The candidate's calls whose sample is longer than the judge's own round trip
         around the call, which contains it: no clock noise makes that happen, a forged
         sample does (one that moves time from some calls to others to keep the sum)."""
@@ -554,7 +498,7 @@ class InterleavedTiming:
         return sum(1 for r, tr in zip(cand.rounds, cand.trips) for x, t in zip(r, tr)
                    if x > t * 1.01 + IMPOSSIBLE_SLACK_MS)
 
-    def unexplained_ms(self):
+    def unexplained_ms(self) -> Tuple[float, float, float]:
         """The judge's time from each call's reply to the next call (reading the output,
         preparing the next inputs; after a block's last call, stopping the worker and waiting
         for an idle GPU) beyond the reference's: where work deferred past a call's return
@@ -570,18 +514,18 @@ class InterleavedTiming:
             return 0.0, shift, allowance
         return max(0.0, shift - allowance - UNEXPLAINED_FLOOR_MS), shift, allowance
 
-    def integrity_bound_ms(self):
+    def integrity_bound_ms(self) -> float:
         """The most a forgery could still hide per call: the two allowances."""
         return self.forged_ms()[2] + self.unexplained_ms()[2]
 
-    def call_allowance(self):
+    def call_allowance(self) -> float:
         """The harness's own time per call outside the sample: the median of the reference's
         (round trip - sample)."""
         ref = self.sides[1]
         gaps = [t - x for r, tr in zip(ref.rounds, ref.trips) for x, t in zip(r, tr)]
         return median(gaps) if gaps else 0.0
 
-    def effective_rounds(self, side):
+    def effective_rounds(self, side: Side) -> List[List[float]]:
         """A side's samples as they count. Call by call, on both sides alike: never less than
         the judge's round trip minus the harness's own median time per call, never more than
         the round trip itself -- so a sample reshaped or scaled call by call counts about what
@@ -594,13 +538,13 @@ class InterleavedTiming:
             return side.rounds
         return [[min(max(x, t - a), t) + u for x, t in zip(r, tr)] for r, tr in zip(side.rounds, side.trips)]
 
-    def speedup(self, ref):
+    def speedup(self, ref: Side) -> Optional[Tuple[float, Optional[float], Optional[float], Optional[float]]]:
         cand_rounds = self.effective_rounds(self.sides[0])
         pairs = [(median(r), median(c)) for r, c in zip(self.effective_rounds(ref), cand_rounds) if r and c]
         ratios = [r / c for r, c in pairs if c and c > 0]
         return log_ratio_interval(ratios)
 
-    def budget_evidence(self):
+    def budget_evidence(self) -> Optional[Dict[str, Any]]:
         """CPU mode: the processors each side was held to, and whether the candidate's worker
         runs under the filter that keeps it from widening them (its /proc status)."""
         if not self.cpu_budget:
@@ -608,10 +552,10 @@ class InterleavedTiming:
         return {"processors": len(self.cpu_budget), "tasks_narrowed": self.narrowed_tasks,
                 "filter_in_force": confine.filtered(self.sides[0].worker.worker_pid())}
 
-    def cpu_ratio(self, side):
+    def cpu_ratio(self, side: Side) -> Optional[float]:
         return side.cpu / (side.wall / 1000.0) if side.wall > 0 else None
 
-    def busy_cores(self, side):
+    def busy_cores(self, side: Side) -> Optional[float]:
         """Busy processors of the whole machine, on average, during the side's blocks."""
         return side.system_busy / (side.wall / 1000.0) if side.wall > 0 else None
 
