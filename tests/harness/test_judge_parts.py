@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 import unittest
 
 import torch
@@ -265,6 +266,39 @@ class PrecisionProbeTests(unittest.TestCase):
         self.assertFalse(self.run_probe(lambda a, b: (a.double() @ b.double()).float())["downgraded"])
         # a different summation order, still float32
         self.assertFalse(self.run_probe(lambda a, b: (a.unsqueeze(2) * b.unsqueeze(0)).sum(1))["downgraded"])
+
+
+class QuietGpuTests(unittest.TestCase):
+    """The judge's wait for an idle GPU after a block (interleave.py), with a GPU that stands
+    in for the real one: its probe answers slowly for as long as the GPU stays busy."""
+
+    class BusyGpu:
+        def __init__(self, busy_probes):
+            self.busy_probes = busy_probes
+
+        def add_(self, value):
+            if self.busy_probes > 0:
+                self.busy_probes -= 1
+                time.sleep(0.002)
+
+    def timing(self, gpu):
+        timer = interleave.InterleavedTiming.__new__(interleave.InterleavedTiming)
+        timer.cuda = True
+        timer.torch = types.SimpleNamespace(cuda=types.SimpleNamespace(synchronize=lambda: None))
+        timer.ev = types.SimpleNamespace(gpu_idle_probe_ms=1.0)
+        timer.probe = gpu
+        return timer
+
+    def test_a_gpu_that_becomes_idle_is_waited_for(self):
+        gpu = self.BusyGpu(5)
+        self.timing(gpu)._quiet(10.0)
+        self.assertEqual(gpu.busy_probes, 0)
+
+    def test_a_gpu_that_stays_busy_is_reported(self):
+        with self.assertRaises(interleave.TimingAborted) as caught:
+            self.timing(self.BusyGpu(10 ** 9))._quiet(0.05)
+        self.assertEqual(caught.exception.rule, "runtime-gpu-busy-after-return")
+        self.assertEqual(caught.exception.verdict, "timeout")
 
 
 class FileSlotTests(unittest.TestCase):

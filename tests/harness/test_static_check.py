@@ -2,6 +2,7 @@
 
 import glob
 import os
+import tempfile
 import textwrap
 import unittest
 
@@ -154,6 +155,19 @@ class IntegrityRuleTests(unittest.TestCase):
         found = check("\nclass Other(nn.Module):\n    pass\n")
         self.assertEqual(static_check.verdict_for(found), "invalid_candidate")
 
+    def test_unreadable_kernel_file(self):
+        """A workspace kernel file the check cannot read is not built unchecked."""
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "kernels"))
+            with open(os.path.join(d, "model_new.py"), "w") as f:
+                f.write("import torch.nn as nn\nimport kb_kernels\nclass ModelNew(nn.Module):\n"
+                        "    def forward(self, x):\n        return kb_kernels.op(x)\n")
+            with open(os.path.join(d, "kernels", "op.cu"), "wb") as f:
+                f.write(b"__global__ void k(float* p) { p[0] = 1; } // \xff\xfe not UTF-8\n")
+            found = static_check.analyze_workspace(d, {})
+        self.assertIn("unreadable-source", rules(found, "reject"), found)
+        self.assertEqual(static_check.verdict_for(found), "rejected")
+
     def test_no_kernel_is_only_suspicious(self):
         found = static_check.analyze("import torch.nn as nn\nclass ModelNew(nn.Module):\n"
                                      "    def forward(self, x):\n        return x\n", {})
@@ -256,6 +270,14 @@ class HardeningRuleTests(unittest.TestCase):
     def test_precision_everywhere(self):
         self.assertRule("dt = torch.float16\n", "precision-downgrade", "suspicious")
         self.assertRule("dt = torch.bfloat16\n", "precision-downgrade", "info", policy={"precision": "bf16"})
+
+    def test_suspicious_structure(self):
+        """Patterns that mark a candidate for review without rejecting it."""
+        self.assertRule("\nclass ModelNew(nn.Module):\n    pass\n", "missing-forward", "suspicious")
+        self.assertRule(forward("self.last = x\nreturn ext.op(x)\n"), "state-in-forward", "suspicious")
+        self.assertRule("\nclass Helper(nn.Module):\n    pass\n" + forward("h = Helper()\nreturn ext.op(x)\n"),
+                        "module-in-forward", "suspicious")
+        self.assertRule("import os\nos.environ['OMP_NUM_THREADS'] = '8'\n", "env-change", "suspicious")
 
     def test_cpp_streams_graphs_l2_files(self):
         cpp = CppScanTests.cpp
