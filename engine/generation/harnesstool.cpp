@@ -4,6 +4,7 @@
 #include "eval/harnessprocess.h"
 #include "eval/resultparser.h"
 #include "feedback.h"
+#include "run/evaluationrequest.h"
 
 #include <QDir>
 #include <QFile>
@@ -33,40 +34,15 @@ HarnessTool::~HarnessTool() {
 }
 
 QByteArray HarnessTool::request(HarnessToolKind kind) const {
-    const EvalSettings& s = m_ctx.eval;
-    const bool full = kind == HarnessToolKind::Benchmark;
-    QJsonObject baseline{{QStringLiteral("eager"), true},
-                         {QStringLiteral("compile"), full && s.compileBaseline},
-                         {QStringLiteral("compile_mode"), s.compileMode}};
-    QJsonObject policy{{QStringLiteral("allow_torch_ops"), s.allowTorchOps},
-                       {QStringLiteral("allow_vendor_libraries"), s.vendorLibraries}};
-    QJsonObject req{
-        {QStringLiteral("schema"), QStringLiteral("kbstudio.eval-request/1")},
-        {QStringLiteral("task_path"), QString(m_workspace + QStringLiteral("/model.py"))},
-        {QStringLiteral("candidate_path"), QString(m_workspace + QStringLiteral("/model_new.py"))},
-        {QStringLiteral("device"), s.device},
-        {QStringLiteral("gpu_index"), 0},
-        {QStringLiteral("correctness_trials"), s.correctnessTrials},
-        {QStringLiteral("timing_trials"),
-         full ? s.timingTrials : std::min(5, std::max(1, s.timingTrials))},
-        {QStringLiteral("warmup"), full ? s.warmup : std::min(1, s.warmup)},
-        {QStringLiteral("max_timing_seconds"), s.maxTimingSeconds},
-        // A fresh seed per call, below 2^53 so JSON keeps it exact.
-        {QStringLiteral("seed"),
-         static_cast<double>(QRandomGenerator::system()->generate64() >> 12)},
-        {QStringLiteral("precision"), s.precision},
-        {QStringLiteral("atol"), s.atol},
-        {QStringLiteral("rtol"), s.rtol},
-        {QStringLiteral("allow_tf32"), s.allowTf32},
-        {QStringLiteral("baseline"), baseline},
-        {QStringLiteral("policy"), policy},
-        {QStringLiteral("build_timeout_seconds"), s.buildTimeoutSeconds},
-    };
-    if (!m_ctx.buildCacheDir.isEmpty())
-        req.insert(QStringLiteral("build_dir"), m_ctx.buildCacheDir);
-    if (!m_ctx.buildCacheRoot.isEmpty())
-        req.insert(QStringLiteral("build_root"), m_ctx.buildCacheRoot);
-    return QJsonDocument(req).toJson(QJsonDocument::Compact);
+    EvaluationRequest r;
+    r.taskPath = m_workspace + QStringLiteral("/model.py");
+    r.candidatePath = m_workspace + QStringLiteral("/model_new.py");
+    r.buildDir = m_ctx.buildCacheDir;
+    r.buildRoot = m_ctx.buildCacheRoot;
+    // A fresh seed per call, below 2^53 so JSON keeps it exact.
+    r.seed = QRandomGenerator::system()->generate64() >> 12;
+    r.effort = kind == HarnessToolKind::Benchmark ? TimingEffort::Full : TimingEffort::Quick;
+    return evaluationRequestJson(m_ctx.eval, r);
 }
 
 void HarnessTool::finishLater(const HarnessToolResult& result) {

@@ -21,8 +21,10 @@
 #include "providers/prompt.h"
 #include "providers/redaction.h"
 #include "providers/requestoptions.h"
+#include "run/evaluationrequest.h"
 #include "run/faults.h"
 #include "run/infrafaults.h"
+#include "run/phaseclassification.h"
 #include "scheduler/enginepresence.h"
 #include "scheduler/executor.h"
 #include "scheduler/harnessretry.h"
@@ -629,42 +631,15 @@ bool RunEngine::continueGeneration(const std::shared_ptr<Job>& job, db::Evaluati
     return true;
 }
 
-QByteArray RunEngine::requestJson(const Job& job) const {
-    // The per-attempt seed is derived from the run's secret seed; JSON numbers are doubles,
-    // so it is kept below 2^53.
-    const quint64 seed =
-        (m_settings.seed ^ (static_cast<quint64>(job.attempt.id) * 0x9E3779B97F4A7C15ULL)) >> 12;
-    QJsonObject baseline;
-    baseline.insert(QStringLiteral("eager"), true);
-    baseline.insert(QStringLiteral("compile"), m_settings.compileBaseline);
-    baseline.insert(QStringLiteral("compile_mode"), m_settings.compileMode);
-    QJsonObject policy;
-    policy.insert(QStringLiteral("allow_torch_ops"), m_settings.allowTorchOps);
-    policy.insert(QStringLiteral("allow_vendor_libraries"), m_settings.vendorLibraries);
-    QJsonObject req;
-    req.insert(QStringLiteral("schema"), QStringLiteral("kbstudio.eval-request/1"));
-    req.insert(QStringLiteral("task_path"), QString(job.dir + QStringLiteral("/task.py")));
-    req.insert(QStringLiteral("candidate_path"),
-               QString(job.dir + QStringLiteral("/candidate.py")));
-    req.insert(QStringLiteral("device"), m_settings.device);
-    req.insert(QStringLiteral("gpu_index"), 0);
-    // Builds are content-addressed, so a cache can be shared between databases; within it each
-    // model has a folder of its own, and the harness hides the rest of the cache from it.
-    req.insert(QStringLiteral("build_dir"), buildCacheDirFor(job.attempt.modelId));
-    req.insert(QStringLiteral("build_root"), buildCacheDir());
-    req.insert(QStringLiteral("correctness_trials"), m_settings.correctnessTrials);
-    req.insert(QStringLiteral("timing_trials"), m_settings.timingTrials);
-    req.insert(QStringLiteral("warmup"), m_settings.warmup);
-    req.insert(QStringLiteral("max_timing_seconds"), m_settings.maxTimingSeconds);
-    req.insert(QStringLiteral("seed"), static_cast<double>(seed));
-    req.insert(QStringLiteral("precision"), m_settings.precision);
-    req.insert(QStringLiteral("atol"), m_settings.atol);
-    req.insert(QStringLiteral("rtol"), m_settings.rtol);
-    req.insert(QStringLiteral("allow_tf32"), m_settings.allowTf32);
-    req.insert(QStringLiteral("baseline"), baseline);
-    req.insert(QStringLiteral("policy"), policy);
-    req.insert(QStringLiteral("build_timeout_seconds"), m_settings.buildTimeoutSeconds);
-    return QJsonDocument(req).toJson(QJsonDocument::Compact);
+QByteArray RunEngine::requestJson(const Job& job, int gpuIndex) const {
+    EvaluationRequest r;
+    r.taskPath = job.dir + QStringLiteral("/task.py");
+    r.candidatePath = job.dir + QStringLiteral("/candidate.py");
+    r.buildDir = buildCacheDirFor(job.attempt.modelId);
+    r.buildRoot = buildCacheDir();
+    r.gpuIndex = gpuIndex;
+    r.seed = attemptSeed(m_settings.seed, job.attempt.id);
+    return evaluationRequestJson(m_settings, r);
 }
 
 void RunEngine::startPhase(const std::shared_ptr<Job>& job, bool buildPhase) {
@@ -720,14 +695,12 @@ void RunEngine::startPhase(const std::shared_ptr<Job>& job, bool buildPhase) {
                 endExecution(job.get(), false);
                 onPhaseFinished(job, buildPhase, outcome);
             });
-    QJsonObject request = QJsonDocument::fromJson(requestJson(*job)).object();
-    // Under Slurm each job sees only the GPU it was given, as device 0.
-    request.insert(QStringLiteral("gpu_index"), remote ? 0 : std::max(0, exec.gpu));
     ExecRequest r;
     r.phase = buildPhase ? QStringLiteral("build") : QStringLiteral("evaluate");
     r.workDir = job->dir;
     r.resultPath = job->resultPath;
-    r.request = QJsonDocument(request).toJson(QJsonDocument::Compact);
+    // Under Slurm each job sees only the GPU it was given, as device 0.
+    r.request = requestJson(*job, remote ? 0 : exec.gpu);
     r.timeoutMs = static_cast<int>(
         (buildPhase ? m_settings.buildTimeoutSeconds : m_settings.timeoutSeconds) * 1000);
     r.gpuIndex = exec.gpu;
@@ -740,98 +713,46 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
                                 const ExecOutcome& exec) {
     if (m_cancelling || m_runId == 0)
         return;
-    const HarnessOutcome& outcome = exec.harness;
+    PhaseOutput out;
+    out.buildPhase = buildPhase;
+    out.harness = exec.harness;
+    out.lost = exec.lost;
     QFile f(job->resultPath);
-    const bool haveFile = f.open(QIODevice::ReadOnly);
-    const QByteArray bytes = haveFile ? f.readAll() : QByteArray();
+    out.haveFile = f.open(QIODevice::ReadOnly);
+    out.bytes = out.haveFile ? f.readAll() : QByteArray();
     f.close();
     QFile::remove(job->resultPath);
-    const QJsonObject doc = QJsonDocument::fromJson(bytes).object();
-    const bool haveResult = outcome.finished && outcome.exitCode == 0 && haveFile;
-    // Failures of the instrument (never of the candidate) are tried again, with backoff.
-    auto harnessFailure = [&](const QString& message, bool transient,
-                              const QString& verdict = QStringLiteral("harness_error")) {
-        if (transient && retryLater(job, buildPhase, message))
-            return;
-        const int tries = db::QueueRepository(m_db->connection()).tries(job->attempt.id);
-        finishWithoutResult(
-            job, verdict,
-            tries > 0 ? QStringLiteral("%1 (gave up after %2 retries)").arg(message).arg(tries)
-                      : message);
-        QTimer::singleShot(0, this, &RunEngine::pump);
-    };
+    PhaseContext ctx;
+    ctx.settings = m_settings;
+    ctx.taskSourceHash = toQ(job->task.sourceHash);
+    ctx.buildCacheDir = buildCacheDir();
+    ctx.workRoot = m_workRoot;
+    PhaseClass result = classifyPhase(out, ctx);
     try {
-        if (exec.lost) {
-            harnessFailure(QStringLiteral("lost the harness worker: %1").arg(outcome.error), true,
-                           kVerdictInfraError);
-            return;
-        }
-        if (!haveResult && outcome.finished &&
-            doc.value(QStringLiteral("schema")).toString() ==
-                QLatin1String("kbstudio.eval-error/1")) {
-            // The harness refused the request or the task (exit 2: no use trying again) or failed
-            // itself (exit 1).
-            const QString kind = doc.value(QStringLiteral("error")).toString();
-            const QString text = QStringLiteral("the harness exited with code %1 (%2): %3")
-                                     .arg(outcome.exitCode)
-                                     .arg(kind, doc.value(QStringLiteral("message")).toString());
-            const bool infra = harnessReportsInfrastructure(outcome.exitCode, kind) ||
-                               isDiskFullFailure(text, buildCacheDir());
-            harnessFailure(text, outcome.exitCode != 2 || infra,
-                           infra ? kVerdictInfraError : QStringLiteral("harness_error"));
-            return;
-        }
-        if (!haveResult) {
-            const QString phase =
-                buildPhase ? QStringLiteral("build: ") : QStringLiteral("evaluation: ");
-            if (outcome.timedOut) {
-                finishWithoutResult(job, QStringLiteral("timeout"), phase + outcome.error);
-            } else if (outcome.crashed) {
-                finishWithoutResult(job, QStringLiteral("runtime_error"), phase + outcome.error);
-            } else {
-                // No result file from a harness that ran: it exited 0 but could not write it (a
-                // full disk, a file size limit), or said it failed. Not the candidate's fault.
-                QString text = outcome.error.isEmpty()
-                                   ? QStringLiteral("the harness wrote no result")
-                                   : outcome.error;
-                const bool diskFull =
-                    isDiskFullFailure(text + QString::fromUtf8(outcome.stderrTail), m_workRoot);
-                if (diskFull)
-                    text += QStringLiteral(" (the disk is full)");
-                const bool infra = diskFull || outcome.exitCode == 0 ||
-                                   harnessReportsInfrastructure(outcome.exitCode, QString());
-                harnessFailure(text, true,
-                               infra ? kVerdictInfraError : QStringLiteral("harness_error"));
-                return;
-            }
-            QTimer::singleShot(0, this, &RunEngine::pump);
-            return;
-        }
-        if (buildPhase &&
-            doc.value(QStringLiteral("verdict")).toString() == QLatin1String("built")) {
+        switch (result.kind) {
+        case PhaseKind::Built:
             m_built.enqueue(job);
             QTimer::singleShot(0, this, &RunEngine::pump);
             emitProgress();
             return;
+        case PhaseKind::Record:
+            finishWithRecord(job, std::move(result.record));
+            break;
+        case PhaseKind::CandidateFailure:
+            finishWithoutResult(job, result.verdict, result.message);
+            break;
+        case PhaseKind::InstrumentFailure: {
+            if (result.retry && retryLater(job, buildPhase, result.message))
+                return;
+            const int tries = db::QueueRepository(m_db->connection()).tries(job->attempt.id);
+            finishWithoutResult(
+                job, result.verdict,
+                tries > 0
+                    ? QStringLiteral("%1 (gave up after %2 retries)").arg(result.message).arg(tries)
+                    : result.message);
+            break;
         }
-        auto parsed = parseHarnessResult(bytes, m_settings, toQ(job->task.sourceHash));
-        if (!parsed.ok) {
-            harnessFailure(parsed.error, true);
-            return;
         }
-        // A build or run that failed because the disk is full says nothing of the candidate.
-        const QString verdict = toQ(parsed.record.attemptVerdict);
-        if ((verdict == QLatin1String("build_error") ||
-             verdict == QLatin1String("runtime_error")) &&
-            isDiskFullFailure(toQ(parsed.record.attemptMessage) + QLatin1Char('\n') +
-                                  (parsed.record.build ? toQ(parsed.record.build->log) : QString()),
-                              buildCacheDir())) {
-            harnessFailure(QStringLiteral("the disk of the build cache %1 is full: %2")
-                               .arg(buildCacheDir(), toQ(parsed.record.attemptMessage).left(300)),
-                           true, kVerdictInfraError);
-            return;
-        }
-        finishWithRecord(job, std::move(parsed.record));
     } catch (const db::Error& e) {
         failOnDatabase(QStringLiteral("cannot store attempt %1").arg(job->attempt.id), e);
         return;

@@ -90,7 +90,7 @@ private:
     void announceFinished(const std::shared_ptr<Job>& job, const QString& verdict,
                           const QString& message, bool suspicious,
                           std::optional<double> speedupEager);
-    QByteArray requestJson(const Job& job) const;
+    QByteArray requestJson(const Job& job, int gpuIndex) const;
     void startPhase(const std::shared_ptr<Job>& job, bool buildPhase);
     // Generation: the demo Provider of a model, or the chat client of its provider.
     struct GenerationBackend;
