@@ -221,8 +221,21 @@ class RuntimeKernelTests(_RuntimeBase):
 
     def test_timer_patch_hidden(self):
         e, doc = self.run_entry("adv_timer_patch_hidden.py")
-        self.assertExpected(e, doc)
-        self.assertIn("judge's clock", doc["message"])
+        if doc["verdict"] == "rejected":
+            self.assertExpected(e, doc)
+            self.assertIn("judge's clock", doc["message"])
+            return
+        # rejected as a rule; on a machine loaded enough that the clock's allowance swallows a
+        # call's whole time, the speedup still rests on the judge's clock, not on the zeroed
+        # samples: no faster than the same kernel timed honestly (the bound is 2x because a
+        # loaded machine's measurement of one kernel varies by tens of percent between runs)
+        self.assertEqual(doc["verdict"], "correct", lib.describe(doc))
+        honest = dict(e, file="control_honest_relu.py")
+        code, control, proc = lib.evaluate(honest)
+        self.assertEqual(code, 0, lib.describe(control, proc))
+        self.assertEqual(control["verdict"], "correct", lib.describe(control))
+        self.assertLess(doc["speedup"]["eager"], 2.0 * control["speedup"]["eager"],
+                        "%s\n%s" % (lib.describe(doc), lib.describe(control)))
 
     def test_write_outside_workspace(self):
         target = "/tmp/kbharness-adversarial-escape"
