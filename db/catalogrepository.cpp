@@ -99,6 +99,67 @@ std::optional<ModelRow> CatalogRepository::model(Id modelId) {
     return readModel(q);
 }
 
+bool CatalogRepository::providerNameTaken(const std::string& name, Id exceptId) {
+    Statement q(m_conn, "SELECT EXISTS (SELECT 1 FROM providers WHERE name = ? AND id != ?)");
+    q.bind(1, name).bind(2, exceptId);
+    q.step();
+    return q.int64(0) != 0;
+}
+
+bool CatalogRepository::modelNameTaken(Id providerId, const std::string& name, Id exceptId) {
+    Statement q(m_conn, "SELECT EXISTS (SELECT 1 FROM models WHERE provider_id = ? AND name = ? "
+                        "AND id != ?)");
+    q.bind(1, providerId).bind(2, name).bind(3, exceptId);
+    q.step();
+    return q.int64(0) != 0;
+}
+
+bool CatalogRepository::updateProvider(const ProviderRow& p) {
+    Statement q(m_conn, "UPDATE providers SET name = ?, kind = ?, base_url = ?, settings_json = ? "
+                        "WHERE id = ?");
+    q.bind(1, p.name).bind(2, p.kind).bind(3, p.baseUrl).bind(4, p.settingsJson).bind(5, p.id);
+    q.exec();
+    return m_conn.changes() == 1;
+}
+
+bool CatalogRepository::updateModel(const ModelRow& m) {
+    Statement q(m_conn, "UPDATE models SET provider_id = ?, name = ?, label = ?, "
+                        "price_in_per_mtok = ?, price_out_per_mtok = ?, settings_json = ? "
+                        "WHERE id = ?");
+    q.bind(1, m.providerId).bind(2, m.name).bind(3, m.label).bind(4, m.priceInPerMTok);
+    q.bind(5, m.priceOutPerMTok).bind(6, m.settingsJson).bind(7, m.id).exec();
+    return m_conn.changes() == 1;
+}
+
+int CatalogRepository::providerAttemptCount(Id providerId) {
+    Statement q(m_conn, "SELECT count(*) FROM attempts a JOIN models m ON m.id = a.model_id "
+                        "WHERE m.provider_id = ?");
+    q.bind(1, providerId);
+    q.step();
+    return q.int32(0);
+}
+
+int CatalogRepository::modelAttemptCount(Id modelId) {
+    Statement q(m_conn, "SELECT count(*) FROM attempts WHERE model_id = ?");
+    q.bind(1, modelId);
+    q.step();
+    return q.int32(0);
+}
+
+void CatalogRepository::removeProvider(Id providerId) {
+    Transaction tx(m_conn);
+    Statement models(m_conn, "DELETE FROM models WHERE provider_id = ?");
+    models.bind(1, providerId).exec();
+    Statement provider(m_conn, "DELETE FROM providers WHERE id = ?");
+    provider.bind(1, providerId).exec();
+    tx.commit();
+}
+
+void CatalogRepository::removeModel(Id modelId) {
+    Statement q(m_conn, "DELETE FROM models WHERE id = ?");
+    q.bind(1, modelId).exec();
+}
+
 Id CatalogRepository::upsertSuite(const SuiteRow& s) {
     if (s.name.rfind(kBuiltinSuitePrefix, 0) == 0) {
         throw Error("suite names starting with '" + std::string(kBuiltinSuitePrefix) +
@@ -316,6 +377,23 @@ std::vector<TaskValidationRow> CatalogRepository::flaggedTasks(Id suiteId) {
             "ORDER BY t.level, t.task_key, v.device");
     q.bind(1, suiteId);
     return readValidations(q);
+}
+
+std::vector<TaskValidationRow> CatalogRepository::validationFlags() {
+    Statement q(m_conn, "SELECT v.task_id, v.device, v.flags_json, v.checked_at, t.task_key "
+                        "FROM task_validations v JOIN tasks t ON t.id = v.task_id "
+                        "ORDER BY t.task_key, v.device, v.task_id");
+    std::vector<TaskValidationRow> out;
+    while (q.step()) {
+        TaskValidationRow r;
+        r.taskId = q.int64(0);
+        r.device = q.text(1);
+        r.flagsJson = q.text(2);
+        r.checkedAt = q.text(3);
+        r.taskKey = q.text(4);
+        out.push_back(std::move(r));
+    }
+    return out;
 }
 
 } // namespace kb::db

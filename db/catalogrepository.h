@@ -25,6 +25,21 @@ public:
     std::optional<ModelRow> modelByName(const std::string& name);
     std::optional<ModelRow> model(Id modelId);
 
+    // Editing by id (the GUI's provider and model pages). A name is unique among providers, and
+    // among the models of one provider; *NameTaken say whether another row (not exceptId) has it.
+    bool providerNameTaken(const std::string& name, Id exceptId = 0);
+    bool modelNameTaken(Id providerId, const std::string& name, Id exceptId = 0);
+    // Rewrites every column of the row with provider.id; false when there is no such row.
+    bool updateProvider(const ProviderRow& provider);
+    bool updateModel(const ModelRow& model);
+    // The stored attempts of the provider's models, of one model: what removing them would orphan.
+    int providerAttemptCount(Id providerId);
+    int modelAttemptCount(Id modelId);
+    // Removes a provider and its models in one transaction; a model with attempts cannot be
+    // removed (Error, nothing removed).
+    void removeProvider(Id providerId);
+    void removeModel(Id modelId);
+
     // A user's suite, by name. Throws Error when the name is a built-in suite's or reserved.
     Id upsertSuite(const SuiteRow& suite);
     // A suite shipped with the program. It never takes over a user's suite: when a user's suite
@@ -50,6 +65,9 @@ public:
     std::vector<TaskValidationRow> taskValidations(Id taskId);
     // Every validation of the suite's tasks whose flags are not empty.
     std::vector<TaskValidationRow> flaggedTasks(Id suiteId);
+    // The flags of every stored validation, with the task's key, by key then device (details are
+    // left empty: they are the whole report, which overviews do not need).
+    std::vector<TaskValidationRow> validationFlags();
 
 private:
     Connection& m_conn;

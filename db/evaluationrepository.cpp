@@ -2,6 +2,8 @@
 
 #include "runrepository.h"
 
+#include <algorithm>
+
 namespace kb::db {
 
 Id EvaluationRepository::storeSeries(Id evaluationId, const TimingSeriesRow& s) {
@@ -304,6 +306,64 @@ std::vector<BaselineRow> EvaluationRepository::baselinesForTask(const std::strin
     std::vector<BaselineRow> out;
     while (q.step())
         out.push_back(readBaseline(q));
+    return out;
+}
+
+std::vector<BaselineRow> EvaluationRepository::baselines() {
+    Statement q(m_conn, std::string(kBaselineSelect) + "ORDER BY task_hash, device, measured_at");
+    std::vector<BaselineRow> out;
+    while (q.step())
+        out.push_back(readBaseline(q));
+    return out;
+}
+
+std::optional<BuildRow> EvaluationRepository::latestBuild(Id attemptId) {
+    Statement q(m_conn, "SELECT b.id, b.candidate_id, b.status, b.seconds, b.cache_key, b.log, "
+                        "b.errors_json FROM builds b JOIN candidates c ON c.id = b.candidate_id "
+                        "WHERE c.attempt_id = ? ORDER BY b.id DESC LIMIT 1");
+    q.bind(1, attemptId);
+    if (!q.step())
+        return std::nullopt;
+    return BuildRow{q.int64(0), q.int64(1), q.text(2), q.real(3), q.text(4), q.text(5), q.text(6)};
+}
+
+std::vector<GpuSampleRow> EvaluationRepository::gpuSamples(Id id, GpuSampleScope scope) {
+    // A run's readings are scanned newest first, at most 64 of them: enough for the GPUs of
+    // one host, without reading a long run's whole history.
+    const std::string where =
+        scope == GpuSampleScope::LatestEvaluation
+            ? "WHERE g.evaluation_id = (SELECT max(id) FROM evaluations WHERE attempt_id = ?) "
+              "ORDER BY g.gpu_index, g.id"
+            : "JOIN evaluations e ON e.id = g.evaluation_id JOIN attempts a ON a.id = "
+              "e.attempt_id WHERE a.run_id = ? ORDER BY g.id DESC LIMIT 64";
+    Statement q(m_conn, "SELECT g.gpu_index, g.phase, g.sm_clock_mhz, g.mem_clock_mhz, "
+                        "g.temperature_c, g.power_w, g.utilization, g.throttle_reasons "
+                        "FROM gpu_samples g " +
+                            where);
+    q.bind(1, id);
+    std::vector<GpuSampleRow> out;
+    while (q.step()) {
+        const int gpu = q.int32(0);
+        if (scope == GpuSampleScope::NewestPerGpu &&
+            std::any_of(out.begin(), out.end(),
+                        [gpu](const GpuSampleRow& g) { return g.gpuIndex == gpu; }))
+            continue;
+        GpuSampleRow g;
+        g.gpuIndex = gpu;
+        g.phase = q.text(1);
+        g.smClockMhz = q.optReal(2);
+        g.memClockMhz = q.optReal(3);
+        g.temperatureC = q.optReal(4);
+        g.powerW = q.optReal(5);
+        g.utilization = q.optReal(6);
+        g.throttleReasons = q.text(7);
+        out.push_back(std::move(g));
+    }
+    if (scope == GpuSampleScope::NewestPerGpu) {
+        std::sort(out.begin(), out.end(), [](const GpuSampleRow& a, const GpuSampleRow& b) {
+            return a.gpuIndex < b.gpuIndex;
+        });
+    }
     return out;
 }
 

@@ -9,9 +9,9 @@ Id ImportRepository::createImportedRun(const RunRow& run,
                                        std::vector<ImportedCandidateRow>& candidates) {
     Transaction tx(m_conn, Transaction::Lock::Immediate);
     Statement ins(
-        m_conn,
-        "INSERT INTO runs(name, suite_id, mode, settings_json, status) VALUES (?,?,?,?,'created')");
+        m_conn, "INSERT INTO runs(name, suite_id, mode, settings_json, status) VALUES (?,?,?,?,?)");
     ins.bind(1, run.name).bind(2, run.suiteId).bind(3, run.mode).bind(4, run.settingsJson);
+    ins.bind(5, toString(RunStatus::Created));
     ins.exec();
     const Id runId = m_conn.lastInsertId();
     Statement rm(m_conn, "INSERT OR IGNORE INTO run_models(run_id, model_id) VALUES (?,?)");

@@ -1,5 +1,7 @@
 #include "leaserepository.h"
 
+#include "statussql.h"
+
 #include <chrono>
 
 namespace kb::db {
@@ -21,8 +23,6 @@ EngineRow readEngine(const Statement& q) {
     e.stoppedAt = q.optReal(8);
     return e;
 }
-
-constexpr const char* kActive = "('generating','building','evaluating')";
 
 } // namespace
 
@@ -46,7 +46,7 @@ void LeaseRepository::heartbeat(const std::string& owner, double now, double lea
     Statement a(m_conn,
                 std::string("UPDATE attempts SET lease_expires_at = ? WHERE lease_owner = ? "
                             "AND status IN ") +
-                    kActive);
+                    sqlActiveAttemptStatuses());
     a.bind(1, now + leaseSeconds).bind(2, owner).exec();
     tx.commit();
 }
@@ -77,6 +77,15 @@ std::optional<EngineRow> LeaseRepository::holderOf(Id runId, double now, double 
                             "WHERE run_id = ? AND stopped_at IS NULL AND heartbeat_at > ? "
                             "ORDER BY heartbeat_at DESC LIMIT 1");
     q.bind(1, runId).bind(2, now - leaseSeconds);
+    if (!q.step())
+        return std::nullopt;
+    return readEngine(q);
+}
+
+std::optional<EngineRow> LeaseRepository::newestEngine(Id runId) {
+    Statement q(m_conn, std::string(kEngineSelect) + "WHERE run_id = ? AND stopped_at IS NULL "
+                                                     "ORDER BY heartbeat_at DESC LIMIT 1");
+    q.bind(1, runId);
     if (!q.step())
         return std::nullopt;
     return readEngine(q);
@@ -114,9 +123,12 @@ void LeaseRepository::releaseRun(const std::string& owner) {
 
 bool LeaseRepository::acquireAttempt(Id attemptId, const std::string& owner, double now,
                                      double leaseSeconds) {
-    Statement q(m_conn, "UPDATE attempts SET lease_owner = ?, lease_expires_at = ? "
-                        "WHERE id = ? AND status = 'queued' AND (lease_owner IS NULL OR "
-                        "lease_owner = ?1 OR lease_expires_at IS NULL OR lease_expires_at < ?4)");
+    Statement q(m_conn,
+                "UPDATE attempts SET lease_owner = ?, lease_expires_at = ? "
+                "WHERE id = ? AND status = " +
+                    sqlLiteral(AttemptStatus::Queued) +
+                    " AND (lease_owner IS NULL OR "
+                    "lease_owner = ?1 OR lease_expires_at IS NULL OR lease_expires_at < ?4)");
     q.bind(1, owner).bind(2, now + leaseSeconds).bind(3, attemptId).bind(4, now).exec();
     return m_conn.changes() == 1;
 }
@@ -130,18 +142,18 @@ void LeaseRepository::releaseAttempt(Id attemptId, const std::string& owner) {
 int LeaseRepository::requeueWhere(const std::string& condition, Id runId, const std::string& owner,
                                   double now) {
     // ?1 run, ?2 owner, ?3 now
-    const std::string select =
-        std::string("SELECT id FROM attempts WHERE run_id = ?1 AND status IN ") + kActive +
-        " AND (" + condition + ")";
+    const std::string select = "SELECT id FROM attempts WHERE run_id = ?1 AND status IN " +
+                               sqlActiveAttemptStatuses() + " AND (" + condition + ")";
     Transaction tx(m_conn);
     for (const char* table : {"evaluations", "candidates", "turns", "findings"}) {
         Statement del(m_conn, std::string("DELETE FROM ") + table + " WHERE attempt_id IN (" +
                                   select + ")");
         del.bind(1, runId).bind(2, owner).bind(3, now).exec();
     }
-    Statement q(m_conn, "UPDATE attempts SET status = 'queued', verdict = 'pending', message = '', "
-                        "started_at = NULL, lease_owner = NULL, lease_expires_at = NULL, "
-                        "next_try_at = NULL WHERE id IN (" +
+    Statement q(m_conn, "UPDATE attempts SET status = " + sqlLiteral(AttemptStatus::Queued) +
+                            ", verdict = 'pending', message = '', "
+                            "started_at = NULL, lease_owner = NULL, lease_expires_at = NULL, "
+                            "next_try_at = NULL WHERE id IN (" +
                             select + ")");
     q.bind(1, runId).bind(2, owner).bind(3, now).exec();
     const int n = m_conn.changes();
@@ -162,13 +174,16 @@ int LeaseRepository::requeueOwned(Id runId, const std::string& owner) {
 }
 
 std::vector<Id> LeaseRepository::runnableRuns(double now, double leaseSeconds) {
-    Statement q(
-        m_conn,
-        "SELECT r.id FROM runs r WHERE r.status IN ('created','running') "
-        "AND (r.status = 'running' OR EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id "
-        "AND a.status IN ('queued','generating','building','evaluating'))) "
-        "AND NOT EXISTS (SELECT 1 FROM engines e WHERE e.run_id = r.id AND e.stopped_at IS NULL "
-        "AND e.heartbeat_at > ?) ORDER BY r.priority DESC, r.id");
+    Statement q(m_conn, "SELECT r.id FROM runs r WHERE r.status IN " +
+                            sqlList({RunStatus::Created, RunStatus::Running}) +
+                            " AND (r.status = " + sqlLiteral(RunStatus::Running) +
+                            " OR EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id "
+                            "AND a.status IN " +
+                            sqlPendingAttemptStatuses() +
+                            ")) "
+                            "AND NOT EXISTS (SELECT 1 FROM engines e WHERE e.run_id = r.id AND "
+                            "e.stopped_at IS NULL "
+                            "AND e.heartbeat_at > ?) ORDER BY r.priority DESC, r.id");
     q.bind(1, now - leaseSeconds);
     std::vector<Id> out;
     while (q.step())

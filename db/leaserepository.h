@@ -43,6 +43,9 @@ public:
 
     // The live engine (heartbeat within leaseSeconds, not stopped) working on a run, if any.
     std::optional<EngineRow> holderOf(Id runId, double now, double leaseSeconds);
+    // The engine not stopped with the newest heartbeat on a run, live or not (what a monitor
+    // shows, with the heartbeat's age).
+    std::optional<EngineRow> newestEngine(Id runId);
     // Claims a run for an engine unless another live engine holds it (returned then).
     // Atomic across processes (BEGIN IMMEDIATE).
     std::optional<EngineRow> claimRun(Id runId, const std::string& owner, double now,

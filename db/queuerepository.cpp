@@ -1,12 +1,16 @@
 #include "queuerepository.h"
 
+#include "statussql.h"
+
 namespace kb::db {
 
 std::vector<Id> QueueRepository::queuedAttempts(Id runId) {
     Statement q(m_conn,
                 "SELECT a.id FROM attempts a JOIN tasks t ON t.id = a.task_id "
-                "WHERE a.run_id = ? AND a.status = 'queued' "
-                "ORDER BY a.priority DESC, t.level, t.task_key, a.model_id, a.sample_index");
+                "WHERE a.run_id = ? AND a.status = " +
+                    sqlLiteral(AttemptStatus::Queued) +
+                    " "
+                    "ORDER BY a.priority DESC, t.level, t.task_key, a.model_id, a.sample_index");
     q.bind(1, runId);
     std::vector<Id> out;
     while (q.step())
@@ -55,19 +59,23 @@ int QueueRepository::runPriority(Id runId) {
 
 int QueueRepository::cancelAttempts(Id runId, const std::string& model, const std::string& task,
                                     const std::string& message) {
-    Statement q(m_conn, "UPDATE attempts SET status = 'cancelled', message = ?1, "
-                        "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE run_id = ?2 "
-                        "AND status IN ('queued','generating','building','evaluating') "
-                        "AND (?3 = '' OR model_id IN (SELECT id FROM models WHERE name = ?3)) "
-                        "AND (?4 = '' OR task_id IN (SELECT id FROM tasks WHERE task_key = ?4))");
+    Statement q(m_conn,
+                "UPDATE attempts SET status = " + sqlLiteral(AttemptStatus::Cancelled) +
+                    ", message = ?1, "
+                    "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE run_id = ?2 "
+                    "AND status IN " +
+                    sqlPendingAttemptStatuses() +
+                    " "
+                    "AND (?3 = '' OR model_id IN (SELECT id FROM models WHERE name = ?3)) "
+                    "AND (?4 = '' OR task_id IN (SELECT id FROM tasks WHERE task_key = ?4))");
     q.bind(1, message).bind(2, runId).bind(3, model).bind(4, task).exec();
     return m_conn.changes();
 }
 
 bool QueueRepository::advanceAttempt(Id attemptId, const std::string& status) {
-    Statement q(m_conn,
-                "UPDATE attempts SET status = ?1, started_at = coalesce(started_at, "
-                "strftime('%Y-%m-%dT%H:%M:%fZ','now')) WHERE id = ?2 AND status <> 'cancelled'");
+    Statement q(m_conn, "UPDATE attempts SET status = ?1, started_at = coalesce(started_at, "
+                        "strftime('%Y-%m-%dT%H:%M:%fZ','now')) WHERE id = ?2 AND status <> " +
+                            sqlLiteral(AttemptStatus::Cancelled));
     q.bind(1, status).bind(2, attemptId).exec();
     return m_conn.changes() == 1;
 }
@@ -100,8 +108,10 @@ int QueueRepository::tries(Id attemptId) {
 RunThroughput QueueRepository::throughput(Id runId, double windowSeconds) {
     Statement q(m_conn,
                 "SELECT count(*) FROM attempts WHERE run_id = ? AND finished_at IS NOT NULL "
-                "AND status IN ('done','failed') "
-                "AND (julianday('now') - julianday(finished_at)) * 86400.0 <= ?");
+                "AND status IN " +
+                    sqlList({AttemptStatus::Done, AttemptStatus::Failed}) +
+                    " "
+                    "AND (julianday('now') - julianday(finished_at)) * 86400.0 <= ?");
     q.bind(1, runId).bind(2, windowSeconds);
     RunThroughput t;
     t.windowSeconds = windowSeconds;

@@ -4,12 +4,39 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace kb::db {
 
 using Id = std::int64_t;
+
+// The states of a run (runs.status). Their stored names are the lower-case words.
+enum class RunStatus { Created, Running, Paused, Finished, Failed, Cancelled };
+// The states of an attempt (attempts.status), in the order an attempt goes through them.
+enum class AttemptStatus { Queued, Generating, Building, Evaluating, Done, Failed, Cancelled };
+
+// The stored names, and back (status.cpp holds the only list of them). A name this program does
+// not know (a newer program's database, a damaged row) is nullopt from parse*, and the fallback
+// from *FromString: Failed for both, a state nothing resumes or counts as pending.
+const char* toString(RunStatus status);
+const char* toString(AttemptStatus status);
+std::optional<RunStatus> parseRunStatus(std::string_view name);
+std::optional<AttemptStatus> parseAttemptStatus(std::string_view name);
+inline constexpr RunStatus kUnknownRunStatus = RunStatus::Failed;
+inline constexpr AttemptStatus kUnknownAttemptStatus = AttemptStatus::Failed;
+RunStatus runStatusFromString(std::string_view name);
+AttemptStatus attemptStatusFromString(std::string_view name);
+
+// A run that may still do work: created, running or paused.
+bool isLive(RunStatus status);
+// An attempt being worked on: generating, building or evaluating.
+bool isActive(AttemptStatus status);
+// Queued or active: its result is still to come.
+bool isPending(AttemptStatus status);
+// Done, failed or cancelled.
+bool isFinished(AttemptStatus status);
 
 struct ProviderRow {
     Id id = 0;
@@ -66,12 +93,14 @@ struct RunRow {
     Id suiteId = 0;
     std::string mode = "one-shot";
     std::string settingsJson = "{}";
-    std::string status = "created";
+    std::string status = toString(RunStatus::Created);
     std::string createdAt;
     std::optional<std::string> startedAt;
     std::optional<std::string> finishedAt;
     std::string message;
     std::string suiteName; // read-only join
+
+    RunStatus runStatus() const { return runStatusFromString(status); }
 };
 
 // How sure a speedup is (schema 7): the 95 % interval of each speedup as the harness measured
@@ -95,7 +124,7 @@ struct AttemptRow {
     Id taskId = 0;
     int sampleIndex = 0;
     std::string mode = "one-shot";
-    std::string status = "queued";
+    std::string status = toString(AttemptStatus::Queued);
     std::string verdict = "pending";
     std::string message;
     bool suspicious = false;
@@ -115,6 +144,8 @@ struct AttemptRow {
     std::int64_t inputTokens = 0;
     std::int64_t outputTokens = 0;
     int turns = 0;
+
+    AttemptStatus attemptStatus() const { return attemptStatusFromString(status); }
 };
 
 // One model on one task (in one run or all), summed over its samples from task_summaries: what
@@ -294,7 +325,7 @@ struct EvaluationRecord {
     std::vector<FindingRow> findings;
     std::vector<GpuSampleRow> gpuSamples;
     // the attempt's final state
-    std::string attemptStatus = "done";
+    std::string attemptStatus = toString(AttemptStatus::Done);
     std::string attemptVerdict;
     std::string attemptMessage;
     bool suspicious = false;
@@ -311,6 +342,7 @@ struct TaskValidationRow {
     std::string flagsJson = "[]";   // [{"flag": ..., "message": ...}]
     std::string detailsJson = "{}"; // the harness's whole report
     std::string checkedAt;
+    std::string taskKey; // read-only join, where a reader says so
 };
 
 // Everything stored about one attempt, for detail views and exports.

@@ -1,6 +1,7 @@
 #include "db/catalogrepository.h"
 #include "db/database.h"
 #include "db/runrepository.h"
+#include "dbfixture.h"
 
 #include <QTest>
 #include <algorithm>
@@ -192,6 +193,117 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, c.upsertSuite({0, "builtin:other", "", ""}));
         QCOMPARE(c.suiteByName("sample")->description, std::string("shipped"));
         QCOMPARE(c.suites().size(), size_t(1));
+    }
+
+    void providerAndModelNamesAreCheckedAgainstOtherRows() {
+        Database d(":memory:");
+        CatalogRepository c(d.connection());
+        const Id p1 = c.upsertProvider({0, "p1", "demo", "", "{}"});
+        const Id p2 = c.upsertProvider({0, "p2", "demo", "", "{}"});
+        QVERIFY(c.providerNameTaken("p1"));
+        QVERIFY(!c.providerNameTaken("p1", p1)); // its own name
+        QVERIFY(c.providerNameTaken("p1", p2));
+        QVERIFY(!c.providerNameTaken("p3"));
+        ModelRow m;
+        m.providerId = p1;
+        m.name = "m";
+        const Id model = c.upsertModel(m);
+        QVERIFY(c.modelNameTaken(p1, "m"));
+        QVERIFY(!c.modelNameTaken(p1, "m", model));
+        QVERIFY(!c.modelNameTaken(p2, "m")); // per provider
+    }
+
+    void updateByIdRewritesEveryColumn() {
+        Database d(":memory:");
+        CatalogRepository c(d.connection());
+        const Id p = c.upsertProvider({0, "p", "demo", "", "{}"});
+        const Id other = c.upsertProvider({0, "other", "demo", "", "{}"});
+        QVERIFY(c.updateProvider({p, "renamed", "openai", "http://127.0.0.1:1", R"({"a":1})"}));
+        const auto providers = c.providers();
+        QCOMPARE(providers.size(), size_t(2));
+        QCOMPARE(providers[1].id, p); // by name: other, renamed
+        QCOMPARE(providers[1].name, std::string("renamed"));
+        QCOMPARE(providers[1].kind, std::string("openai"));
+        QCOMPARE(providers[1].baseUrl, std::string("http://127.0.0.1:1"));
+        QCOMPARE(providers[1].settingsJson, std::string(R"({"a":1})"));
+        QVERIFY(!c.updateProvider({p + 100, "gone", "demo", "", "{}"}));
+        // A name taken by another row is refused by the table, and nothing changes.
+        QVERIFY_THROWS_EXCEPTION(Error, c.updateProvider({p, "other", "demo", "", "{}"}));
+        QCOMPARE(c.providers()[1].name, std::string("renamed"));
+
+        ModelRow m;
+        m.providerId = p;
+        m.name = "m";
+        m.priceInPerMTok = 1.0;
+        m.id = c.upsertModel(m);
+        m.providerId = other;
+        m.name = "m2";
+        m.label = "Model 2";
+        m.priceInPerMTok.reset();
+        m.priceOutPerMTok = 4.0;
+        QVERIFY(c.updateModel(m));
+        const auto stored = c.model(m.id);
+        QVERIFY(stored);
+        QCOMPARE(stored->providerId, other);
+        QCOMPARE(stored->name, std::string("m2"));
+        QCOMPARE(stored->label, std::string("Model 2"));
+        QVERIFY(!stored->priceInPerMTok);
+        QCOMPARE(*stored->priceOutPerMTok, 4.0);
+        m.id += 100;
+        QVERIFY(!c.updateModel(m));
+    }
+
+    void removingNeedsNoAttempts() {
+        kb::test::DbFixture f;
+        CatalogRepository c(f.database.connection());
+        const Id provider = c.models()[0].providerId;
+        QCOMPARE(c.providerAttemptCount(provider), 0);
+        QCOMPARE(c.modelAttemptCount(f.models[0]), 0);
+        f.createRun(2);
+        QCOMPARE(c.providerAttemptCount(provider), 12);
+        QCOMPARE(c.modelAttemptCount(f.models[0]), 6);
+        // The attempts keep their models: removing refuses, and removes nothing.
+        QVERIFY_THROWS_EXCEPTION(Error, c.removeProvider(provider));
+        QVERIFY_THROWS_EXCEPTION(Error, c.removeModel(f.models[0]));
+        QCOMPARE(c.models().size(), size_t(2));
+        QCOMPARE(c.providers().size(), size_t(1));
+
+        ModelRow unused;
+        unused.providerId = provider;
+        unused.name = "unused";
+        const Id unusedId = c.upsertModel(unused);
+        c.removeModel(unusedId);
+        QVERIFY(!c.model(unusedId));
+
+        const Id lone = c.upsertProvider({0, "lone", "demo", "", "{}"});
+        ModelRow a;
+        a.providerId = lone;
+        a.name = "a";
+        c.upsertModel(a);
+        a.name = "b";
+        c.upsertModel(a);
+        c.removeProvider(lone);
+        QCOMPARE(c.providers().size(), size_t(1));
+        QCOMPARE(c.models().size(), size_t(2)); // the fixture's
+    }
+
+    void validationFlagsWithTheirTaskKeys() {
+        kb::test::DbFixture f;
+        CatalogRepository c(f.database.connection());
+        QVERIFY(c.validationFlags().empty());
+        c.storeTaskValidation({f.tasks[1], "cuda", R"(["below_tolerance"])", R"({"big":1})", ""});
+        c.storeTaskValidation({f.tasks[1], "cpu", "[]", "{}", ""});
+        c.storeTaskValidation({f.tasks[0], "cuda", R"(["constant_output"])", "{}", ""});
+        const auto flags = c.validationFlags();
+        QCOMPARE(flags.size(), size_t(3));
+        QCOMPARE(flags[0].taskKey, std::string("t0"));
+        QCOMPARE(flags[0].taskId, f.tasks[0]);
+        QCOMPARE(flags[0].flagsJson, std::string(R"(["constant_output"])"));
+        QCOMPARE(flags[1].taskKey, std::string("t1"));
+        QCOMPARE(flags[1].device, std::string("cpu")); // by key, then device
+        QCOMPARE(flags[2].device, std::string("cuda"));
+        QCOMPARE(flags[2].detailsJson, std::string("{}")); // the report is not read
+        QVERIFY(!flags[2].checkedAt.empty());
     }
 };
 
