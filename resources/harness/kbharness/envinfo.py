@@ -3,8 +3,17 @@
 import os
 import platform
 import sys
+from typing import Optional
 
 from . import HARNESS_VERSION
+
+
+def torch_device_index(device: str) -> Optional[int]:
+    """2 for "cuda:2", None for the CPU."""
+    if not device.startswith("cuda"):
+        return None
+    _, _, index = device.partition(":")
+    return int(index) if index.isdigit() else 0
 
 
 def cpu_name():

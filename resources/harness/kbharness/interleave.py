@@ -177,7 +177,7 @@ class InterleavedTiming:
         """Fresh inputs for call ``key`` into the side's slots; the L2 flushed."""
         torch = self.torch
         in_slots, _ = self.slots[side.name]
-        fresh = self.ev._inputs(seeds.derive(self.req["seed"], "timed-call-%s" % (key,)))
+        fresh = self.ev.inputs(seeds.derive(self.req["seed"], "timed-call-%s" % (key,)))
         scalars = {}
         for i, (slot, v) in enumerate(zip(in_slots, fresh)):
             if slot is None:

@@ -137,20 +137,20 @@ class _Runner:
     """Runs the target (under a profiler or not) in the evaluator's sandbox, with a timeout."""
 
     def __init__(self, req, workdir, extra_readable):
-        from . import evaluate
+        from . import sandbox, workerhandle
 
         self.req = req
         self.workdir = workdir
         self.sandbox = None
         self.prefix = []
         if req["sandbox"] in ("auto", "bwrap"):
-            ok, why = evaluate.sandbox_probe()
+            ok, why = sandbox.probe()
             if ok:
-                readable = [evaluate.HARNESS_ROOT, os.path.dirname(req["task_path"]),
+                readable = [workerhandle.HARNESS_ROOT, os.path.dirname(req["task_path"]),
                             req["candidate_path"] if os.path.isdir(req["candidate_path"])
                             else os.path.dirname(req["candidate_path"])] + list(extra_readable)
-                self.prefix = evaluate._sandbox_command("cuda", workdir, [workdir], readable,
-                                                        [req["build_root"]] if req["build_root"] else [])
+                self.prefix = workerhandle.sandbox_command("cuda", workdir, [workdir], readable,
+                                                           [req["build_root"]] if req["build_root"] else [])
                 self.sandbox = "bwrap"
             elif req["sandbox"] == "bwrap":
                 raise RuntimeError("sandbox 'bwrap' was requested but is unavailable: %s" % why)
@@ -158,8 +158,8 @@ class _Runner:
                 self.sandbox = "none (%s)" % why
         else:
             self.sandbox = "none (disabled by the request)"
-        env = {k: v for k, v in os.environ.items() if evaluate._worker_env_ok(k)}
-        env.update({"PYTHONPATH": evaluate.HARNESS_ROOT, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
+        env = {k: v for k, v in os.environ.items() if workerhandle.worker_env_ok(k)}
+        env.update({"PYTHONPATH": workerhandle.HARNESS_ROOT, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
                     "HOME": workdir, "TMPDIR": workdir})
         env.pop("CUDA_LAUNCH_BLOCKING", None)
         self.env = env

@@ -13,7 +13,9 @@ The same list is used by the agent's run_command sandbox (engine/generation/sand
 import glob
 import os
 import shutil
+import subprocess
 import sys
+from typing import Dict, Tuple
 
 # What the dynamic loader, compilers, Python and the C library read under /etc. Never
 # shadow, gshadow, ssh, ssl keys or anything a user configured.
@@ -30,6 +32,36 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 def bwrap_path():
     return shutil.which("bwrap")
+
+
+_PROBE: Dict[str, Tuple[bool, str]] = {}
+
+
+def probe() -> Tuple[bool, str]:
+    """(ok, message): can bubblewrap start a sandbox with no network here? Asked once per
+    harness run."""
+    if "probe" in _PROBE:
+        return _PROBE["probe"]
+    path = bwrap_path()
+    if not path:
+        result = (False, "bwrap is not installed")
+    else:
+        try:
+            proc = subprocess.run([path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                                   "--unshare-net", "--unshare-pid", "--tmpfs", "/tmp", "--die-with-parent",
+                                   "--", shutil.which("true") or "/bin/true"], stdin=subprocess.DEVNULL,
+                                  capture_output=True,
+                                  timeout=30)
+            if proc.returncode == 0:
+                result = (True, "bwrap %s" % path)
+            else:
+                err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+                result = (False, "bwrap failed to start a sandbox: %s" % (err[-1] if err else
+                                                                          "exit status %d" % proc.returncode))
+        except (OSError, subprocess.TimeoutExpired) as e:
+            result = (False, "bwrap failed to start a sandbox: %s" % e)
+    _PROBE["probe"] = result
+    return result
 
 
 def _under(path, root):
