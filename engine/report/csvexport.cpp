@@ -36,6 +36,13 @@ QString findingRules(const std::vector<db::FindingRow>& findings) {
     return rules.join(QLatin1Char(';'));
 }
 
+QString joinedSnapshots(const std::vector<std::string>& snapshots) {
+    QStringList names;
+    for (const auto& s : snapshots)
+        names << text(s);
+    return names.join(QLatin1Char(';'));
+}
+
 // The run settings every CSV row carries (runsettingssummary.h keys).
 constexpr const char* kSettingsColumns[] = {"precision",    "tolerance",       "tf32",
                                             "compile_mode", "prompt_template", "program_version"};
@@ -124,35 +131,40 @@ QByteArray leaderboardCsv(const ReportData& data) {
 }
 
 QStringList attemptsCsvColumns() {
-    return {QStringLiteral("attempt_id"), QStringLiteral("run_id"), QStringLiteral("model"),
-            QStringLiteral("task_key"), QStringLiteral("task_name"), QStringLiteral("level"),
-            QStringLiteral("sample_index"), QStringLiteral("mode"), QStringLiteral("status"),
-            QStringLiteral("verdict"), QStringLiteral("review"), QStringLiteral("suspicious"),
-            QStringLiteral("scores"), QStringLiteral("speedup_eager"),
-            QStringLiteral("speedup_compile"), QStringLiteral("candidate_median_ms"),
-            QStringLiteral("candidate_mean_ms"), QStringLiteral("candidate_std_ms"),
-            QStringLiteral("candidate_min_ms"), QStringLiteral("candidate_max_ms"),
-            QStringLiteral("candidate_samples"), QStringLiteral("eager_median_ms"),
-            QStringLiteral("compile_median_ms"), QStringLiteral("correctness_trials"),
-            QStringLiteral("correctness_passed"), QStringLiteral("max_abs_error"),
-            QStringLiteral("max_rel_error"), QStringLiteral("build_status"),
-            QStringLiteral("build_seconds"), QStringLiteral("input_tokens"),
-            QStringLiteral("output_tokens"), QStringLiteral("turns"),
-            QStringLiteral("evaluation_id"), QStringLiteral("environment_id"),
-            QStringLiteral("device_name"), QStringLiteral("findings"), QStringLiteral("started_at"),
-            QStringLiteral("finished_at"), QStringLiteral("message"),
-            // schema 7: how sure the speedups are
-            QStringLiteral("speedup_eager_low"), QStringLiteral("speedup_eager_high"),
-            QStringLiteral("speedup_compile_low"), QStringLiteral("speedup_compile_high"),
-            QStringLiteral("noisy"), QStringLiteral("timing_regime"),
-            // what generating it cost, and who served it
-            QStringLiteral("cost_usd"), QStringLiteral("cache_read_tokens"),
-            QStringLiteral("cache_write_tokens"), QStringLiteral("latency_ms"),
-            QStringLiteral("provider"), QStringLiteral("base_url_host"),
-            // the run's settings that change what the numbers mean
-            QStringLiteral("precision"), QStringLiteral("tolerance"), QStringLiteral("tf32"),
-            QStringLiteral("compile_mode"), QStringLiteral("prompt_template"),
-            QStringLiteral("program_version")};
+    return {
+        QStringLiteral("attempt_id"), QStringLiteral("run_id"), QStringLiteral("model"),
+        QStringLiteral("task_key"), QStringLiteral("task_name"), QStringLiteral("level"),
+        QStringLiteral("sample_index"), QStringLiteral("mode"), QStringLiteral("status"),
+        QStringLiteral("verdict"), QStringLiteral("review"), QStringLiteral("suspicious"),
+        QStringLiteral("scores"), QStringLiteral("speedup_eager"),
+        QStringLiteral("speedup_compile"), QStringLiteral("candidate_median_ms"),
+        QStringLiteral("candidate_mean_ms"), QStringLiteral("candidate_std_ms"),
+        QStringLiteral("candidate_min_ms"), QStringLiteral("candidate_max_ms"),
+        QStringLiteral("candidate_samples"), QStringLiteral("eager_median_ms"),
+        QStringLiteral("compile_median_ms"), QStringLiteral("correctness_trials"),
+        QStringLiteral("correctness_passed"), QStringLiteral("max_abs_error"),
+        QStringLiteral("max_rel_error"), QStringLiteral("build_status"),
+        QStringLiteral("build_seconds"), QStringLiteral("input_tokens"),
+        QStringLiteral("output_tokens"), QStringLiteral("turns"), QStringLiteral("evaluation_id"),
+        QStringLiteral("environment_id"), QStringLiteral("device_name"), QStringLiteral("findings"),
+        QStringLiteral("started_at"), QStringLiteral("finished_at"), QStringLiteral("message"),
+        // schema 7: how sure the speedups are
+        QStringLiteral("speedup_eager_low"), QStringLiteral("speedup_eager_high"),
+        QStringLiteral("speedup_compile_low"), QStringLiteral("speedup_compile_high"),
+        QStringLiteral("noisy"), QStringLiteral("timing_regime"),
+        // what generating it cost, and who served it
+        QStringLiteral("cost_usd"), QStringLiteral("cache_read_tokens"),
+        QStringLiteral("cache_write_tokens"), QStringLiteral("latency_ms"),
+        QStringLiteral("provider"), QStringLiteral("base_url_host"),
+        // schema 9: how fast the answers began, and the exact model behind them
+        QStringLiteral("ttft_ms"), QStringLiteral("ttft_turns"), QStringLiteral("model_snapshots"),
+        // KernelBench's published eager time on the same GPU model (a reference only)
+        QStringLiteral("published_device"), QStringLiteral("published_eager_ms"),
+        QStringLiteral("speedup_published_eager"),
+        // the run's settings that change what the numbers mean
+        QStringLiteral("precision"), QStringLiteral("tolerance"), QStringLiteral("tf32"),
+        QStringLiteral("compile_mode"), QStringLiteral("prompt_template"),
+        QStringLiteral("program_version")};
 }
 
 QByteArray attemptsCsv(const ReportData& data) {
@@ -201,7 +213,15 @@ QByteArray attemptsCsv(const ReportData& data) {
             << text(u.regime);
         row << formatOptional(rec.usage.costUsd) << integer(rec.usage.cacheReadTokens)
             << integer(rec.usage.cacheWriteTokens) << formatNumber(rec.usage.latencyMs)
-            << text(rec.usage.provider) << text(rec.usage.baseUrlHost);
+            << text(rec.usage.provider) << text(rec.usage.baseUrlHost)
+            << formatOptional(rec.usage.meanTtftMs()) << integer(rec.usage.ttftTurns)
+            << joinedSnapshots(rec.usage.modelSnapshots);
+        if (rec.published) {
+            row << text(rec.published->device) << formatNumber(rec.published->publishedMs)
+                << formatNumber(rec.published->speedup);
+        } else {
+            row << QString() << QString() << QString();
+        }
         const auto facts = settingsByRun.find(a.runId);
         for (const char* key : kSettingsColumns)
             row << (facts == settingsByRun.end()

@@ -190,12 +190,17 @@ QString tasksSection(const ReportData& data) {
                                "<p class=\"note\">One row per model and task (best of k). Attempt "
                                "ids lead to the stored attempt; * marks the best sample. Speedups "
                                "show the 95% interval of the sample that measured them where "
-                               "one was measured.</p>\n");
-    s += tableOpen() + row({QStringLiteral("Level"), QStringLiteral("Task"), QStringLiteral("Name"),
-                            QStringLiteral("Model"), QStringLiteral("Result"),
-                            QStringLiteral("Speedup eager"), QStringLiteral("Speedup compile"),
-                            QStringLiteral("Scoring / samples"), QStringLiteral("Attempts")},
-                           QStringLiteral("th"));
+                               "one was measured. vs published: KernelBench's published eager "
+                               "time on the same GPU model / the candidate's median here (best "
+                               "scoring sample), measured on another machine in another session: "
+                               "a reference only, not a paired measurement; empty without a "
+                               "published time for the task and GPU.</p>\n");
+    s += tableOpen() +
+         row({QStringLiteral("Level"), QStringLiteral("Task"), QStringLiteral("Name"),
+              QStringLiteral("Model"), QStringLiteral("Result"), QStringLiteral("Speedup eager"),
+              QStringLiteral("Speedup compile"), QStringLiteral("vs published"),
+              QStringLiteral("Scoring / samples"), QStringLiteral("Attempts")},
+             QStringLiteral("th"));
     std::map<std::pair<int, std::string>, std::string> names;
     for (const auto& rec : data.attempts)
         names[{rec.attempt.level, rec.attempt.taskKey}] = rec.attempt.taskName;
@@ -214,8 +219,13 @@ QString tasksSection(const ReportData& data) {
         bool anyMatch = false;
         QStringList ids;
         QStringList verdicts;
+        const PublishedComparison* published = nullptr;
         for (const auto& ref : it->second) {
             anyMatch = anyMatch || ref.matchesFilter;
+            const auto p = data.publishedByAttempt.find(ref.id);
+            if (ref.scores && p != data.publishedByAttempt.end() &&
+                (!published || p->second.speedup > published->speedup))
+                published = &p->second;
             ids << QStringLiteral("#%1%2").arg(ref.id).arg(
                 ref.sampleIndex == t->bestSampleIndex ? QStringLiteral("*") : QString());
             const QString v = QString::fromStdString(ref.verdict);
@@ -236,6 +246,9 @@ QString tasksSection(const ReportData& data) {
              name != names.end() ? esc(name->second) : QString(), esc(t->model),
              xmlEscape(result) + (t->noisy > 0 ? QStringLiteral(" (noisy timing)") : QString()),
              taskSpeedup(*t, metrics::Baseline::Eager), taskSpeedup(*t, metrics::Baseline::Compile),
+             published ? formatSpeedupValue(published->speedup) + QStringLiteral(" (") +
+                             esc(published->device) + QLatin1Char(')')
+                       : QString(),
              QStringLiteral("%1 / %2").arg(t->correctSamples).arg(t->samples),
              ids.join(QLatin1Char(' '))});
     }

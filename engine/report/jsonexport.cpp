@@ -1,6 +1,7 @@
 #include "jsonexport.h"
 
 #include "analysis/outcomes.h"
+#include "attemptusage.h"
 #include "core/error.h"
 #include "db/runrepository.h"
 #include "db/sqlite.h"
@@ -182,6 +183,25 @@ void addTimingFields(Json& a, const db::SpeedupUncertainty& u) {
     a["timing_regime"] = u.regime;
 }
 
+// What generating the attempt cost and who served it (attemptusage.h). cost_usd is the stored
+// attempt column, which the streamed export carries under its own name.
+void addUsageFields(Json& a, const AttemptUsage& u) {
+    a["cache_read_tokens"] = u.cacheReadTokens;
+    a["cache_write_tokens"] = u.cacheWriteTokens;
+    a["latency_ms"] = optionalNumber(u.latencyMs);
+    a["provider"] = u.provider;
+    a["base_url_host"] = u.baseUrlHost;
+    a["ttft_ms"] = optionalNumber(u.meanTtftMs());
+    a["ttft_turns"] = u.ttftTurns;
+    a["model_snapshots"] = u.modelSnapshots;
+}
+
+void addPublishedFields(Json& a, const std::optional<PublishedComparison>& p) {
+    a["published_device"] = p ? Json(p->device) : Json(nullptr);
+    a["published_eager_ms"] = p ? Json(p->publishedMs) : Json(nullptr);
+    a["speedup_published_eager"] = p ? Json(p->speedup) : Json(nullptr);
+}
+
 Json attemptJson(const AttemptRecord& rec, bool withSamples) {
     const auto& a = rec.attempt;
     Json findings = Json::array();
@@ -217,6 +237,9 @@ Json attemptJson(const AttemptRecord& rec, bool withSamples) {
               rec.evaluation ? evaluationJson(*rec.evaluation, withSamples) : Json(nullptr)},
              {"findings", findings}};
     addTimingFields(out, a.uncertainty);
+    out["cost_usd"] = optionalNumber(a.costUsd);
+    addUsageFields(out, rec.usage);
+    addPublishedFields(out, rec.published);
     return out;
 }
 
@@ -375,7 +398,11 @@ public:
                            "WHERE attempt_id = ? ORDER BY id")
         , m_timing(conn, "SELECT speedup_eager_low, speedup_eager_high, speedup_compile_low, "
                          "speedup_compile_high, noisy_eager, noisy_compile, regime "
-                         "FROM attempt_timing WHERE attempt_id = ?") {}
+                         "FROM attempt_timing WHERE attempt_id = ?")
+        , m_usage(conn)
+        , m_published(conn)
+        , m_gpuNames(m_published.empty() ? std::map<db::Id, std::string>()
+                                         : environmentGpuNames(conn)) {}
 
     db::SpeedupUncertainty timing(db::Id attemptId) {
         db::SpeedupUncertainty u;
@@ -438,6 +465,18 @@ public:
         return e;
     }
 
+    AttemptUsage usage(db::Id attemptId) { return m_usage.read(attemptId); }
+
+    std::optional<PublishedComparison> published(db::Id taskId,
+                                                 const std::optional<EvaluationSummary>& e) const {
+        if (m_published.empty() || !e || !e->candidate || !e->environmentId)
+            return std::nullopt;
+        const auto gpu = m_gpuNames.find(*e->environmentId);
+        return gpu == m_gpuNames.end()
+                   ? std::nullopt
+                   : m_published.compare(taskId, gpu->second, e->candidate->series.medianMs);
+    }
+
     std::vector<db::FindingRow> findings(db::Id attemptId) {
         std::vector<db::FindingRow> out;
         m_findings.bind(1, attemptId);
@@ -454,6 +493,9 @@ private:
     db::Statement m_samples;
     db::Statement m_findings;
     db::Statement m_timing;
+    AttemptUsageReader m_usage;
+    PublishedBaselines m_published;
+    std::map<db::Id, std::string> m_gpuNames;
 };
 
 Json columnValue(const db::Statement& q, int col) {
@@ -522,6 +564,8 @@ Json streamedAttempt(const db::Statement& q, int stored, AttemptDetails& details
            {"evaluation", evaluation ? evaluationJson(*evaluation, true) : Json(nullptr)},
            {"findings", findings}};
     addTimingFields(a, details.timing(id));
+    addUsageFields(a, details.usage(id));
+    addPublishedFields(a, details.published(q.int64(column.at("task_id")), evaluation));
     for (int i = 0; i < stored; ++i) {
         const std::string name = q.columnName(i);
         if (name != "id" && !a.contains(name))

@@ -1,13 +1,13 @@
 #include "reportdata.h"
 
 #include "analysis/outcomes.h"
+#include "attemptusage.h"
 #include "core/error.h"
 #include "db/runrepository.h"
 #include "db/sqlite.h"
 #include "pairedsection.h"
 
 #include <QJsonDocument>
-#include <QUrl>
 #include <algorithm>
 #include <set>
 
@@ -158,42 +158,6 @@ std::map<db::Id, std::vector<db::FindingRow>> loadFindings(db::Connection& conn,
     return out;
 }
 
-QString hostOf(const std::string& baseUrl) {
-    const QUrl url(QString::fromStdString(baseUrl));
-    if (url.host().isEmpty())
-        return {};
-    return url.port() > 0 ? url.host() + QLatin1Char(':') + QString::number(url.port())
-                          : url.host();
-}
-
-std::map<db::Id, AttemptUsage> loadUsage(db::Connection& conn, db::Id runId) {
-    std::map<db::Id, AttemptUsage> out;
-    db::Statement q(
-        conn, "SELECT a.id, p.name, p.kind, p.base_url, "
-              "(SELECT sum(cost_usd) FROM turns WHERE attempt_id = a.id), "
-              "(SELECT coalesce(sum(cache_read_tokens), 0) FROM turns WHERE attempt_id = a.id), "
-              "(SELECT coalesce(sum(cache_write_tokens), 0) FROM turns WHERE attempt_id = a.id), "
-              "(SELECT coalesce(sum(latency_ms), 0) FROM turns WHERE attempt_id = a.id), "
-              "(SELECT count(*) FROM turns WHERE attempt_id = a.id AND (latency_ms > 0 "
-              "OR input_tokens > 0 OR output_tokens > 0)) "
-              "FROM attempts a JOIN models m ON m.id = a.model_id "
-              "JOIN providers p ON p.id = m.provider_id WHERE ?1 = 0 OR a.run_id = ?1");
-    q.bind(1, runId);
-    while (q.step()) {
-        AttemptUsage u;
-        u.provider = q.text(1);
-        u.providerKind = q.text(2);
-        u.baseUrlHost = hostOf(q.text(3)).toStdString();
-        u.costUsd = q.optReal(4);
-        u.cacheReadTokens = q.int64(5);
-        u.cacheWriteTokens = q.int64(6);
-        u.latencyMs = q.real(7);
-        u.calls = q.int32(8);
-        out.emplace(q.int64(0), std::move(u));
-    }
-    return out;
-}
-
 std::vector<db::EnvironmentRow> loadEnvironments(db::Connection& conn,
                                                  const std::set<db::Id>& ids) {
     std::vector<db::EnvironmentRow> out;
@@ -275,7 +239,10 @@ ReportData loadReportData(db::Connection& conn, const ExportFilter& filter,
     auto evaluations = loadEvaluations(conn, filter.runId);
     loadTiming(conn, filter.runId, options.timingSamples, evaluations);
     auto findings = loadFindings(conn, filter.runId);
-    auto usage = loadUsage(conn, filter.runId);
+    auto usage = loadAttemptUsage(conn, filter.runId);
+    const PublishedBaselines published(conn);
+    const auto gpuNames =
+        published.empty() ? std::map<db::Id, std::string>() : environmentGpuNames(conn);
 
     std::set<db::Id> environmentIds;
     for (const auto& a : all) {
@@ -291,14 +258,26 @@ ReportData loadReportData(db::Connection& conn, const ExportFilter& filter,
         }
         const bool matches = filter.verdicts.isEmpty() ||
                              filter.verdicts.contains(QString::fromStdString(a.verdict));
+        const bool scores = metrics::isScoringCorrect(outcome);
         data.attemptsByTask[{a.modelName, a.level, a.taskKey}].push_back(
-            {a.id, a.sampleIndex, a.verdict, matches});
+            {a.id, a.sampleIndex, a.verdict, matches, scores});
+        if (const auto e = evaluations.find(a.id); !published.empty() && e != evaluations.end() &&
+                                                   e->second.candidate && e->second.environmentId) {
+            const auto gpu = gpuNames.find(*e->second.environmentId);
+            if (gpu != gpuNames.end()) {
+                if (auto p = published.compare(a.taskId, gpu->second,
+                                               e->second.candidate->series.medianMs))
+                    data.publishedByAttempt.emplace(a.id, std::move(*p));
+            }
+        }
         if (!matches)
             continue;
         AttemptRecord rec;
         rec.attempt = a;
         rec.outcome = outcome;
-        rec.scores = metrics::isScoringCorrect(outcome);
+        rec.scores = scores;
+        if (auto p = data.publishedByAttempt.find(a.id); p != data.publishedByAttempt.end())
+            rec.published = p->second;
         if (auto u = data.usageByAttempt.find(a.id); u != data.usageByAttempt.end())
             rec.usage = u->second;
         if (auto e = evaluations.find(a.id); e != evaluations.end()) {

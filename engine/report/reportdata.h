@@ -7,6 +7,7 @@
 #include "../metrics/outcome.h"
 #include "../metrics/paired.h"
 #include "db/records.h"
+#include "publishedbaseline.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -71,6 +72,14 @@ struct AttemptUsage {
     std::string provider; // provider name
     std::string providerKind;
     std::string baseUrlHost; // host[:port] of the provider's base URL; empty for offline ones
+    // turn_details: the time to first token of its streamed turns, and the model snapshots the
+    // provider named (distinct, in turn order)
+    double ttftSumMs = 0;
+    int ttftTurns = 0; // turns with a time to first token (streamed answers)
+    std::vector<std::string> modelSnapshots;
+    std::optional<double> meanTtftMs() const {
+        return ttftTurns > 0 ? std::optional<double>(ttftSumMs / ttftTurns) : std::nullopt;
+    }
     // copied from the attempt, for per-model sums
     std::string model;
     long long inputTokens = 0;
@@ -84,6 +93,8 @@ struct AttemptRecord {
     std::vector<db::FindingRow> findings;
     metrics::AttemptOutcome outcome; // what the metrics see (review applied)
     bool scores = false;             // counts as a correct sample in the metrics
+    // vs KernelBench's published eager time on the same GPU model, when one was imported
+    std::optional<PublishedComparison> published;
 };
 
 // Enough of an attempt to point at it from a per-task row.
@@ -92,6 +103,7 @@ struct TaskAttemptRef {
     int sampleIndex = 0;
     std::string verdict;
     bool matchesFilter = true; // passes the verdict filter
+    bool scores = false;       // counts as a correct sample in the metrics
 };
 
 struct ReportData {
@@ -106,6 +118,8 @@ struct ReportData {
     metrics::Leaderboard leaderboard;
     // Usage of every attempt behind the metrics (not only the verdict-filtered rows), by id.
     std::map<db::Id, AttemptUsage> usageByAttempt;
+    // Speedup vs the published baseline of every attempt behind the metrics that has one, by id.
+    std::map<db::Id, PublishedComparison> publishedByAttempt;
     // The paired comparison of the two compared models (see comparedModels), over `outcomes`.
     std::optional<metrics::PairedComparison> paired;
     // Attempts per (model, level, task key), over the same attempts as the metrics, by sample.

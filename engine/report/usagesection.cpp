@@ -16,6 +16,8 @@ QString latency(std::optional<double> ms) {
     return ms ? QString::number(*ms, 'f', 0) + QStringLiteral(" ms") : QStringLiteral("n/a");
 }
 
+const QString kNone = QStringLiteral("\u2014"); // no streamed turn, no snapshot named
+
 QString listOr(const QStringList& items, const QString& none) {
     return items.isEmpty() ? none : items.join(QStringLiteral(", "));
 }
@@ -31,20 +33,25 @@ QStringList rowOf(const ModelUsage& u) {
             QString::number(u.cacheReadTokens),
             QString::number(u.cacheWriteTokens),
             formatCost(u.costUsd),
-            latency(u.meanLatencyMs())};
+            latency(u.meanLatencyMs()),
+            u.meanTtftMs() ? latency(u.meanTtftMs()) : kNone,
+            listOr(u.modelSnapshots, kNone)};
 }
 
-const QStringList kHeader{
-    QStringLiteral("Model"),         QStringLiteral("Provider"),    QStringLiteral("Host"),
-    QStringLiteral("Attempts"),      QStringLiteral("Calls"),       QStringLiteral("Input tokens"),
-    QStringLiteral("Output tokens"), QStringLiteral("Cache read"),  QStringLiteral("Cache write"),
-    QStringLiteral("Cost"),          QStringLiteral("Mean latency")};
+const QStringList kHeader{QStringLiteral("Model"),          QStringLiteral("Provider"),
+                          QStringLiteral("Host"),           QStringLiteral("Attempts"),
+                          QStringLiteral("Calls"),          QStringLiteral("Input tokens"),
+                          QStringLiteral("Output tokens"),  QStringLiteral("Cache read"),
+                          QStringLiteral("Cache write"),    QStringLiteral("Cost"),
+                          QStringLiteral("Mean latency"),   QStringLiteral("Mean TTFT"),
+                          QStringLiteral("Model snapshots")};
 
 const QString kNote = QStringLiteral(
     "Sums over every attempt of the selection. Cost is the providers' token prices applied to "
     "each call (\"not priced\" when the model has no price). Mean latency = request time per "
-    "call. Time to first token and the provider's model snapshot are not recorded by this "
-    "version.");
+    "call. Mean TTFT = time to first token per streamed call (calls answered without "
+    "streaming have none; \u2014 when no call streamed). Model snapshots = the model versions "
+    "the provider said answered (\u2014 when it named none).");
 
 } // namespace
 
@@ -72,6 +79,12 @@ std::vector<ModelUsage> modelUsage(const ReportData& data) {
         u.cacheReadTokens += a.cacheReadTokens;
         u.cacheWriteTokens += a.cacheWriteTokens;
         u.latencyMs += a.latencyMs;
+        u.ttftSumMs += a.ttftSumMs;
+        u.ttftTurns += a.ttftTurns;
+        for (const auto& snapshot : a.modelSnapshots) {
+            if (!u.modelSnapshots.contains(q(snapshot)))
+                u.modelSnapshots << q(snapshot);
+        }
         if (a.costUsd) {
             u.costUsd = u.costUsd.value_or(0.0) + *a.costUsd;
             ++u.pricedAttempts;
@@ -81,6 +94,7 @@ std::vector<ModelUsage> modelUsage(const ReportData& data) {
     for (auto& [model, u] : byModel) {
         u.providers.sort();
         u.hosts.sort();
+        u.modelSnapshots.sort();
         out.push_back(std::move(u));
     }
     return out;
@@ -92,8 +106,9 @@ QString usageMarkdown(const ReportData& data) {
         return {};
     QString out = QStringLiteral("## Cost and usage\n\n| ") + kHeader.join(QStringLiteral(" | ")) +
                   QStringLiteral(" |\n| :-- | :-- | :-- |");
-    for (qsizetype i = 3; i < kHeader.size(); ++i)
+    for (qsizetype i = 3; i < kHeader.size() - 1; ++i)
         out += QStringLiteral(" --: |");
+    out += QStringLiteral(" :-- |");
     out += QLatin1Char('\n');
     for (const auto& u : usage) {
         QStringList cells = rowOf(u);
@@ -117,7 +132,8 @@ QString usageXhtmlSection(const ReportData& data) {
         const QStringList cells = rowOf(u);
         out += QStringLiteral("<tr>");
         for (qsizetype i = 0; i < cells.size(); ++i)
-            out += (i < 3 ? QStringLiteral("<td>") : QStringLiteral("<td class=\"num\">")) +
+            out += (i < 3 || i == cells.size() - 1 ? QStringLiteral("<td>")
+                                                   : QStringLiteral("<td class=\"num\">")) +
                    xmlEscape(cells[i]) + QStringLiteral("</td>");
         out += QStringLiteral("</tr>\n");
     }

@@ -28,6 +28,13 @@ struct ModelUsage {
     std::optional<double> meanLatencyMs() const {
         return calls > 0 ? std::optional<double>(latencyMs / calls) : std::nullopt;
     }
+    // Time to first token over the streamed turns of all its attempts (not a mean of means).
+    double ttftSumMs = 0;
+    int ttftTurns = 0;
+    std::optional<double> meanTtftMs() const {
+        return ttftTurns > 0 ? std::optional<double>(ttftSumMs / ttftTurns) : std::nullopt;
+    }
+    QStringList modelSnapshots; // every snapshot the provider named, sorted
 };
 
 // One entry per model of data.usageByAttempt, by model name.

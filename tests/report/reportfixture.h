@@ -2,7 +2,8 @@
 // A fixed database for the export tests: one run of two models on four tasks over two levels
 // (plus a second sample of one task), with correct, incorrect, build-error, rejected,
 // suspicious (unaccepted and accepted) and unevaluated attempts, fixed timing samples, one
-// environment and timestamps pinned so exports are byte-for-byte reproducible.
+// environment, a few published KernelBench baseline times, and timestamps pinned so exports are
+// byte-for-byte reproducible.
 
 #include "db/catalogrepository.h"
 #include "db/database.h"
@@ -136,16 +137,34 @@ struct ReportFixture {
         turn.cacheReadTokens = 300;
         turn.cacheWriteTokens = 50;
         turn.costUsd = 0.0123;
+        turn.ttftMs = 250; // streamed
+        turn.modelSnapshot = "model-a-2026-01-01";
         runs.addTurn(turn);
         runs.updateAttemptCost(turn.attemptId);
         turn.latencyMs = 0;
         turn.cacheReadTokens = 0;
         turn.cacheWriteTokens = 0;
         turn.costUsd.reset();
+        turn.ttftMs.reset(); // answered in one piece, but the provider named its model
+        turn.modelSnapshot = "model-b-v1";
         turn.attemptId = at("model-b", "L2_2");
         turn.inputTokens = 900;
         turn.outputTokens = 15;
         runs.addTurn(turn);
+
+        // KernelBench's published eager times (as `baselines import` stores them): L1_1 on an
+        // H200 (matches the fixture's "NVIDIA H200") and an H100 (does not), L1_2 on an H100
+        // only, L2_1 on the H200; a compile row that the published speedup never uses.
+        conn.exec("INSERT INTO baselines(task_hash, device, torch_version, settings_key, "
+                  "eager_median_ms, compile_median_ms) VALUES "
+                  "('hash-L1_1', 'H200_Lab', 'unknown', 'kernelbench-published;eager', 3.0, NULL),"
+                  "('hash-L1_1', 'H100_Modal', 'unknown', 'kernelbench-published;eager', 2.0, "
+                  "NULL),"
+                  "('hash-L1_1', 'H200_Lab', 'unknown', "
+                  "'kernelbench-published;compile-inductor-default', NULL, 1.0),"
+                  "('hash-L1_2', 'H100_Modal', 'unknown', 'kernelbench-published;eager', 1.0, "
+                  "NULL),"
+                  "('hash-L2_1', 'H200_Lab', 'unknown', 'kernelbench-published;eager', 0.5, NULL)");
 
         conn.exec("UPDATE attempts SET started_at = '2026-01-02T03:04:05.000Z', "
                   "finished_at = '2026-01-02T03:05:06.000Z' WHERE status IN ('done','failed')");
