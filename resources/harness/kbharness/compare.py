@@ -3,6 +3,8 @@
 Runs in the trusted process on tensors decoded from the private channel.
 """
 
+from typing import Any, Dict
+
 # Strict comparison (weak tasks): atol shrinks to this fraction of the
 # output's magnitude, and the output's variation around its mean must match
 # to within STRICT_SPREAD_FRACTION of the reference's variation.
@@ -42,8 +44,8 @@ def _describe(structure):
     return str(structure)
 
 
-def compare(reference, candidate, atol, rtol, strict=False, strict_atol_fraction=1e-4,
-            strict_spread_fraction=1e-2):
+def compare(reference: Any, candidate: Any, atol: float, rtol: float, strict: bool = False,
+            strict_atol_fraction: float = 1e-4, strict_spread_fraction: float = 1e-2) -> Dict[str, Any]:
     """Return {passed, max_abs_error, max_rel_error, mismatch_fraction, message}.
 
     ``strict`` (weak tasks, whose outputs a zero or constant answer matches at

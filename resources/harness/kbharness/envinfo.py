@@ -3,7 +3,7 @@
 import os
 import platform
 import sys
-from typing import Optional
+from typing import Any, Dict, Optional
 
 from . import HARNESS_VERSION
 
@@ -16,7 +16,7 @@ def torch_device_index(device: str) -> Optional[int]:
     return int(index) if index.isdigit() else 0
 
 
-def cpu_name():
+def cpu_name() -> str:
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -27,7 +27,7 @@ def cpu_name():
     return platform.processor() or platform.machine()
 
 
-def nvidia_driver():
+def nvidia_driver() -> Optional[str]:
     try:
         with open("/proc/driver/nvidia/version") as f:
             text = f.read()
@@ -40,14 +40,14 @@ def nvidia_driver():
     return None
 
 
-def available_cpus():
+def available_cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
 
 
-def describe(device, num_threads, allow_tf32):
+def describe(device: str, num_threads: int, allow_tf32: bool) -> Dict[str, Any]:
     import torch
 
     env = {

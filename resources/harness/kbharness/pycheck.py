@@ -1,15 +1,15 @@
-"""The static rules over a candidate's Python source (``ast``): PyTorch compute in ``ModelNew.forward`` and
-every helper reachable from it (module-level functions, ``self.method(...)``, ``forward`` of candidate-defined
-submodules); in the whole module the reference ``Model``, fallbacks, monkey-patching, forbidden imports, dynamic
-code, file access; the C++ in its string literals through cppscan.py."""
+"""The static rules over a candidate's Python source (``ast``): across the whole module uses of the
+reference ``Model``, fallbacks around the build, monkey-patching, forbidden imports and calls,
+dynamic code, introspection, file access, streams and CUDA graphs; what ``ModelNew.forward``
+computes through forwardcheck.py; the C++ in its string literals through cppscan.py."""
 
 import ast
 from typing import Any, Dict, List, Optional
 
 from . import cppscan, rules
+from .forwardcheck import ForwardChecks, dotted as _dotted, root_name as _root_name
 from .rules import Finding
-from .vocabulary import (ALLOWED_NN_CALLS, ALLOWED_TORCH_FUNCS, ALLOWED_TORCH_NAMESPACES, COMPUTE_METHODS,
-                         DYNAMIC_CODE, FORBIDDEN_ATTR_SEGMENTS, FORBIDDEN_MODULES, FORBIDDEN_OS_CALLS,
+from .vocabulary import (COMPUTE_METHODS, DYNAMIC_CODE, FORBIDDEN_ATTR_SEGMENTS, FORBIDDEN_MODULES, FORBIDDEN_OS_CALLS,
                          PATCHABLE_ROOTS, PROBE_PATH_PREFIXES, SUSPICIOUS_BUILTINS, TENSOR_SUBCLASS_CALLS,
                          TENSOR_SUBCLASS_HOOKS)
 
@@ -24,25 +24,7 @@ def _finding(rule, severity, node, message, line=None, col=None):
     return Finding(rule, severity, int(line), int(col), message)
 
 
-def _dotted(node):
-    """Return 'a.b.c' for Name/Attribute chains, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
-def _root_name(node):
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-class PythonChecker:
+class PythonChecker(ForwardChecks):
     """The rules over one candidate's Python source (and the C++ in its string literals)."""
 
     def __init__(self, source: str, policy: Optional[Dict[str, Any]]) -> None:
@@ -72,7 +54,7 @@ class PythonChecker:
             self._seen.add(key)
             self.findings.append(f)
 
-    def qualify(self, node):
+    def qualify(self, node: ast.AST) -> Optional[str]:
         dotted = _dotted(node)
         if dotted is None:
             return None
@@ -82,7 +64,7 @@ class PythonChecker:
             return base + ("." + rest if rest else "")
         return dotted
 
-    def is_extension_loader(self, call):
+    def is_extension_loader(self, call: ast.Call) -> bool:
         q = self.qualify(call.func) or ""
         return q.endswith("cpp_extension.load_inline") or q.endswith("cpp_extension.load") or \
             q in ("load_inline",) or q.endswith(".load_inline")
@@ -112,7 +94,7 @@ class PythonChecker:
         self.findings.sort(key=lambda f: (f.line, f.col, f.rule))
         return self.findings
 
-    def collect(self, tree):
+    def collect(self, tree: ast.Module) -> None:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for a in node.names:
@@ -141,11 +123,11 @@ class PythonChecker:
                     if isinstance(t, ast.Name):
                         self.ext_names.add(t.id)
 
-    def is_ext_call(self, call):
+    def is_ext_call(self, call: ast.Call) -> bool:
         return self.is_extension_loader(call) or (
             isinstance(call.func, ast.Name) and call.func.id in self.ext_funcs)
 
-    def check_module(self, tree):
+    def check_module(self, tree: ast.Module) -> None:
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self.check_import(node)
@@ -192,7 +174,7 @@ class PythonChecker:
                 self.add("introspection", node,
                          "access to %s reaches into other code's state" % node.attr)
 
-    def check_attribute_chain(self, node):
+    def check_attribute_chain(self, node: ast.Attribute) -> bool:
         """Forbidden modules reached through attributes; module __dict__ access;
         precision markers.  Returns True when a finding was added."""
         dotted = _dotted(node)
@@ -228,7 +210,7 @@ class PythonChecker:
         """An fp16/bf16 task: reduced precision there is the task's own (info, not suspicious)."""
         return str(self.policy.get("precision", "fp32")) in ("fp16", "bf16")
 
-    def check_import(self, node):
+    def check_import(self, node: ast.stmt) -> None:
         names = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -247,7 +229,7 @@ class PythonChecker:
                     name.startswith("torch._inductor"):
                 self.add("forbidden-import", node, "imports %s" % name)
 
-    def check_call_global(self, node):
+    def check_call_global(self, node: ast.Call) -> None:
         func = node.func
         q = self.qualify(func) or ""
         if isinstance(func, ast.Name):
@@ -313,12 +295,12 @@ class PythonChecker:
         if self.is_extension_loader(node):
             self.check_loader_flags(node)
 
-    def is_module_ref(self, node):
+    def is_module_ref(self, node: ast.AST) -> bool:
         root = _root_name(node)
         return root is not None and (root in self.aliases or root in PATCHABLE_ROOTS) and \
             _dotted(node) is not None
 
-    def check_getattr_constant(self, node):
+    def check_getattr_constant(self, node: ast.Call) -> None:
         """getattr(torch, "relu") is torch.relu: report what the attribute form would get."""
         if not self.is_module_ref(node.args[0]) or not isinstance(node.args[1].value, str):
             return
@@ -338,7 +320,7 @@ class PythonChecker:
             self.add("dynamic-code", node, "getattr(%s, %r) instead of an attribute" %
                      (_dotted(node.args[0]), name), lesser=True)
 
-    def check_loader_flags(self, call):
+    def check_loader_flags(self, call: ast.Call) -> None:
         allowed = self.vendor_allowed
         for kw in call.keywords:
             if kw.arg not in ("extra_ldflags", "extra_cflags", "extra_cuda_cflags", "extra_include_paths"):
@@ -350,7 +332,7 @@ class PythonChecker:
                         self.add("vendor-library", sub,
                                  "links %s (vendor library) and the policy forbids it" % m.group(1))
 
-    def check_open(self, node, force=False):
+    def check_open(self, node: ast.Call, force: bool = False) -> None:
         mode = None
         if len(node.args) >= 2:
             mode = node.args[1]
@@ -380,7 +362,7 @@ class PythonChecker:
         else:
             self.add("file-write", node, "open() with a computed mode may write to the file system")
 
-    def check_patch(self, node):
+    def check_patch(self, node: ast.stmt) -> None:
         if isinstance(node, ast.Delete):
             targets = node.targets
         elif isinstance(node, ast.Assign):
@@ -410,176 +392,8 @@ class PythonChecker:
                              "assignment to %s patches a module the harness relies on" %
                              (_dotted(t) or qualified + "[...]"))
 
-    # -- ModelNew.forward and its helpers ---------------------------------
-    def check_model_new(self, cls):
-        methods = {n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        info = self.class_info(cls)
-        forward = methods.get("forward")
-        if forward is None:
-            self.add("missing-forward", cls, "ModelNew defines no forward()")
-            return
-        self.visited = set()
-        self.check_function(forward, cls, info, "ModelNew.forward")
-
-    def class_info(self, cls):
-        """Attributes assigned in __init__: kind 'ext', 'nn', 'sub:<Class>', 'param'."""
-        info = {}
-        for node in ast.walk(cls):
-            if not isinstance(node, ast.Assign):
-                continue
-            for t in node.targets:
-                if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
-                    continue
-                v = node.value
-                root = _root_name(v)
-                if root in self.ext_names:
-                    info[t.attr] = "ext"
-                elif isinstance(v, ast.Call):
-                    q = self.qualify(v.func) or ""
-                    if self.is_ext_call(v):
-                        info[t.attr] = "ext"
-                    elif q.split(".")[-1] in ("Parameter", "Buffer"):
-                        info[t.attr] = "param"
-                    elif q.startswith("torch.nn.") or q.startswith("nn."):
-                        info[t.attr] = "nn:" + q
-                    elif isinstance(v.func, ast.Name) and v.func.id in self.classes:
-                        info[t.attr] = "sub:" + v.func.id
-        return info
-
-    def check_function(self, fn, cls, info, where):
-        key = (cls.name if cls is not None else "", fn.name)
-        if key in self.visited:
-            return
-        self.visited.add(key)
-        params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self"}
-        local_ext = set()
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Assign) and (_root_name(node.value) in self.ext_names or (
-                    isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name) and
-                    node.value.value.id == "self" and info.get(node.value.attr) == "ext")):
-                for t in node.targets:
-                    if isinstance(t, ast.Name):
-                        local_ext.add(t.id)
-        allow_ops = bool(self.policy.get("allow_torch_ops"))
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Try):
-                self.add("fallback-try-except", node,
-                         "try/except in %s: a failing kernel could fall back to PyTorch" % where)
-            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-                if not allow_ops:
-                    self.add("torch-op-in-forward", node, "'@' (matmul) in %s" % where)
-            elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div,
-                                                                      ast.Pow, ast.FloorDiv, ast.Mod)):
-                if not allow_ops and self._tensorish(node.left, params, info) or \
-                        not allow_ops and self._tensorish(node.right, params, info):
-                    self.add("torch-op-in-forward", node,
-                             "arithmetic on a tensor argument in %s runs a PyTorch op" % where, lesser=True)
-            elif isinstance(node, ast.Attribute) and node.attr in ("half", "bfloat16", "float16"):
-                self.add("precision-downgrade", node,
-                         "%s uses reduced precision (%s)" % (where, node.attr), lesser=self.reduced_precision())
-            elif isinstance(node, ast.Assign):
-                for t in node.targets:
-                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                        self.add("state-in-forward", t,
-                                 "%s stores self.%s between calls (output caching?)" % (where, t.attr))
-            elif isinstance(node, ast.Call):
-                self.check_forward_call(node, fn, cls, info, where, local_ext, allow_ops)
-
-    def _tensorish(self, node, params, info):
-        if isinstance(node, ast.Name) and node.id in params:
-            return True
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-            return info.get(node.attr) == "param"
-        return False
-
-    def check_forward_call(self, node, fn, cls, info, where, local_ext, allow_ops):
-        func = node.func
-        q = self.qualify(func) or ""
-        root = _root_name(func)
-        # helpers reachable from forward
-        if isinstance(func, ast.Name) and func.id in self.functions:
-            self.check_function(self.functions[func.id], None, {}, "helper %s()" % func.id)
-            return
-        if isinstance(func, ast.Name) and func.id in self.classes and func.id != "ModelNew":
-            sub = self.classes[func.id]
-            self.add("module-in-forward", node, "%s constructs %s in %s" % (where, func.id, where))
-            return
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
-                and cls is not None:
-            methods = {n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-            if func.attr in methods:
-                self.check_function(methods[func.attr], cls, info, "%s.%s" % (cls.name, func.attr))
-                return
-            kind = info.get(func.attr, "")
-            if kind.startswith("nn:") and not allow_ops:
-                self.add("torch-op-in-forward", node,
-                         "%s calls self.%s, a %s: PyTorch computes it" % (where, func.attr, kind[3:]))
-                return
-            if kind.startswith("sub:"):
-                sub = self.classes.get(kind[4:])
-                if sub is not None:
-                    sub_methods = {n.name: n for n in sub.body if isinstance(n, ast.FunctionDef)}
-                    if "forward" in sub_methods:
-                        self.check_function(sub_methods["forward"], sub, self.class_info(sub),
-                                            "%s.forward" % sub.name)
-                return
-        # extension calls are the point (the receiver must be the module itself,
-        # not the result of a call on it: ext.op(x).softmax() is a torch op)
-        if (root in self.ext_names or root in local_ext) and _dotted(func) is not None:
-            return
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and \
-                isinstance(func.value.value, ast.Name) and func.value.value.id == "self" and \
-                info.get(func.value.attr) == "ext":
-            return
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and \
-                info.get(func.attr) == "ext":
-            return
-        if allow_ops:
-            return
-        if q.startswith("torch.nn.functional.") or q.startswith("F."):
-            self.add("torch-op-in-forward", node, "%s calls %s" % (where, q))
-            return
-        if q.startswith("torch.ops.") or q.startswith("torch._C.") or q.startswith("torch._ops") or \
-                q.startswith("torch.linalg.") or q.startswith("torch.fft.") or q.startswith("torch.special.") \
-                or q.startswith("torch.sparse."):
-            self.add("torch-op-in-forward", node, "%s calls %s" % (where, q))
-            return
-        if q.startswith("torch.nn.") or q.startswith("nn."):
-            name = q.split(".")[-1]
-            if name not in ALLOWED_NN_CALLS and not q.startswith("torch.nn.init"):
-                self.add("torch-op-in-forward", node, "%s uses %s" % (where, q))
-            return
-        if q.startswith("torch.Tensor."):
-            name = q.split(".")[-1].rstrip("_")
-            if name in COMPUTE_METHODS:
-                self.add("torch-op-in-forward", node, "%s calls %s" % (where, q))
-            return
-        if q.startswith("torch."):
-            if any(q.startswith(ns) for ns in ALLOWED_TORCH_NAMESPACES):
-                return
-            parts = q.split(".")
-            if len(parts) == 2 and parts[1] in ALLOWED_TORCH_FUNCS:
-                return
-            if len(parts) >= 2 and parts[1] in ("autograd",):
-                return
-            self.add("torch-op-in-forward", node, "%s calls %s" % (where, q))
-            return
-        if q.startswith("numpy.") or q.startswith("np.") or q.startswith("scipy."):
-            self.add("torch-op-in-forward", node, "%s computes with %s on the host" % (where, q))
-            return
-        if isinstance(func, ast.Attribute):
-            name = func.attr.rstrip("_")
-            if name in COMPUTE_METHODS and root not in ("math", "self") and root not in self.aliases:
-                self.add("torch-op-in-forward", node,
-                         "%s calls tensor method .%s(): PyTorch computes it" % (where, func.attr))
-            elif name in COMPUTE_METHODS and root == "self" and not isinstance(func.value, ast.Name):
-                self.add("torch-op-in-forward", node,
-                         "%s calls .%s() on %s" % (where, func.attr, _dotted(func.value) or "a tensor"))
-            elif func.attr in ("__call__", "forward") and root == "self":
-                self.add("torch-op-in-forward", node, "%s calls %s" % (where, _dotted(func)), lesser=True)
-
     # -- C++ / CUDA sources ----------------------------------------------
-    def check_cpp_sources(self, tree):
+    def check_cpp_sources(self, tree: ast.Module) -> None:
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
                 continue

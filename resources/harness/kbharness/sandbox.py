@@ -15,7 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import Dict, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 # What the dynamic loader, compilers, Python and the C library read under /etc. Never
 # shadow, gshadow, ssh, ssl keys or anything a user configured.
@@ -30,7 +30,7 @@ ETC_FILES = (
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
-def bwrap_path():
+def bwrap_path() -> Optional[str]:
     return shutil.which("bwrap")
 
 
@@ -75,7 +75,7 @@ def _covered(path, roots):
     return any(_under(path, r) and _under(real, os.path.realpath(r)) for r in roots)
 
 
-def python_roots():
+def python_roots() -> Set[str]:
     """Where this Python and torch live (a virtual environment or a user site may be in the
     home folder): bound read-only. Never "/" or a folder that holds the home folder."""
     roots = {sys.prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
@@ -101,7 +101,7 @@ def python_roots():
     return out
 
 
-def home_folders():
+def home_folders() -> List[str]:
     """The user's home folders ($HOME and the account's home)."""
     homes = set()
     for h in (os.environ.get("HOME"), os.path.expanduser("~")):
@@ -110,7 +110,7 @@ def home_folders():
     return sorted(homes)
 
 
-def cuda_toolkit_roots():
+def cuda_toolkit_roots() -> List[str]:
     """Where the CUDA toolkit lives when it is outside /usr: CUDA_HOME / CUDA_PATH, the folder
     of the nvcc on PATH, and the one torch found."""
     roots = set()
@@ -137,7 +137,7 @@ def cuda_toolkit_roots():
                   not any(_under(h, os.path.realpath(r)) for h in homes))
 
 
-def cuda_binds():
+def cuda_binds() -> List[str]:
     """bwrap arguments for what the CUDA driver, NVML and the toolkit need on a GPU, beyond the
     CPU sandbox: the NVIDIA device nodes (/dev/nvidia*, /dev/nvidia-caps, /dev/dri), /sys
     read-only (the driver and NVML read the PCI topology there), the persistence daemon's
@@ -161,7 +161,7 @@ def cuda_binds():
     return args + cuda_toolkit_binds()
 
 
-def cuda_toolkit_binds():
+def cuda_toolkit_binds() -> List[str]:
     """Only the toolkit (a build on the CPU of CUDA code needs nvcc, not the GPU)."""
     args = []
     for root in cuda_toolkit_roots():
@@ -170,7 +170,7 @@ def cuda_toolkit_binds():
     return args
 
 
-def system_binds():
+def system_binds() -> List[str]:
     args = []
     for d in SYSTEM_DIRS:
         if os.path.islink(d):
@@ -183,8 +183,9 @@ def system_binds():
     return args
 
 
-def command(workdir, writable=(), readable=(), read_only_over=(), hidden=(), gpu=False, cuda_toolkit=False,
-            chdir=None):
+def command(workdir: str, writable: Sequence[str] = (), readable: Sequence[str] = (),
+            read_only_over: Sequence[str] = (), hidden: Sequence[str] = (), gpu: bool = False,
+            cuda_toolkit: bool = False, chdir: Optional[str] = None) -> List[str]:
     """bwrap arguments up to and including "--".
 
     ``readable``: folders or files bound read-only (where they are not already visible).
