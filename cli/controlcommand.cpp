@@ -3,8 +3,9 @@
 #include "clioptions.h"
 #include "db/database.h"
 #include "db/leaserepository.h"
-#include "db/queuerepository.h"
 #include "db/runrepository.h"
+#include "run/enginelease.h"
+#include "run/runcontrol.h"
 #include "scheduler/enginepresence.h"
 
 #include <QCommandLineParser>
@@ -12,12 +13,10 @@
 namespace kb::cli {
 namespace {
 
-// Engines renew their heartbeat every 2 s; one not heard of for this long is gone.
-constexpr double kLeaseSeconds = 12;
-
 QString holderText(db::Connection& conn, db::Id runId) {
     db::LeaseRepository leases(conn);
-    const auto holder = leases.holderOf(runId, db::LeaseRepository::now(), kLeaseSeconds);
+    const auto holder =
+        leases.holderOf(runId, db::LeaseRepository::now(), engine::kEngineLeaseSeconds);
     if (!holder || engine::engineKnownDead(*holder))
         return {};
     return QStringLiteral("%1 engine on %2 (pid %3)")
@@ -75,7 +74,6 @@ int controlCommand(const QString& command, const QStringList& args) {
         db::Database database(databasePath(p).toStdString());
         auto& conn = database.connection();
         db::RunRepository runs(conn);
-        db::QueueRepository queue(conn);
         const auto run = runs.run(runId);
         if (!run)
             return fail(QStringLiteral("no run with id %1 in %2").arg(runId).arg(databasePath(p)));
@@ -85,9 +83,7 @@ int controlCommand(const QString& command, const QStringList& args) {
             holder.isEmpty()
                 ? QStringLiteral("no engine is working on it")
                 : QStringLiteral("the %1 working on it notices within seconds").arg(holder);
-        const bool ended = status == QLatin1String("finished") ||
-                           status == QLatin1String("failed") ||
-                           status == QLatin1String("cancelled");
+        const bool ended = engine::isEndedRunStatus(run->status);
 
         if (command == QLatin1String("priority")) {
             if (!p.isSet(QStringLiteral("set")))
@@ -96,10 +92,10 @@ int controlCommand(const QString& command, const QStringList& args) {
             if (!ok)
                 return fail(QStringLiteral("--set needs an integer"), 2);
             if (model.empty() && task.empty()) {
-                queue.setRunPriority(runId, priority);
+                engine::setRunPriority(conn, runId, priority);
                 out(QStringLiteral("run %1: priority %2\n").arg(runId).arg(priority));
             } else {
-                const int n = queue.setAttemptPriority(runId, priority, model, task);
+                const int n = engine::setAttemptPriority(conn, runId, priority, model, task);
                 out(QStringLiteral("run %1: %2 attempt(s) at priority %3 (order applies when an "
                                    "engine next takes the run)\n")
                         .arg(runId)
@@ -115,7 +111,7 @@ int controlCommand(const QString& command, const QStringList& args) {
                 out(QStringLiteral("run %1 is already paused\n").arg(runId));
                 return 0;
             }
-            runs.setRunStatus(runId, "paused");
+            engine::pauseRun(conn, runId);
             out(QStringLiteral("run %1 paused; %2\n").arg(runId).arg(who));
             return 0;
         }
@@ -124,7 +120,7 @@ int controlCommand(const QString& command, const QStringList& args) {
                 out(QStringLiteral("run %1 is not paused (%2)\n").arg(runId).arg(status));
                 return 0;
             }
-            runs.setRunStatus(runId, "running");
+            engine::resumeRun(conn, runId);
             out(holder.isEmpty() ? QStringLiteral("run %1 resumed; no engine is working on it: a "
                                                   "running `kbstudio-cli serve` takes it up, "
                                                   "or run `kbstudio-cli run --resume %1`\n")
@@ -134,21 +130,15 @@ int controlCommand(const QString& command, const QStringList& args) {
         }
         // cancel
         if (model.empty() && task.empty()) {
-            db::Transaction tx(conn);
-            const int n = queue.cancelAttempts(runId, {}, {}, "cancelled by the user");
-            runs.setRunStatus(runId, "cancelled", "cancelled by the user");
-            tx.commit();
+            const int n = engine::cancelRun(conn, runId);
             out(QStringLiteral("run %1 cancelled (%2 unfinished attempt(s)); %3\n")
                     .arg(runId)
                     .arg(n)
                     .arg(who));
             return 0;
         }
-        std::string what = model.empty()  ? "task " + task
-                           : task.empty() ? "model " + model
-                                          : "model " + model + ", task " + task;
-        const int n =
-            queue.cancelAttempts(runId, model, task, "cancelled by the user (" + what + ")");
+        const std::string what = engine::attemptSelectionText(model, task);
+        const int n = engine::cancelRunAttempts(conn, runId, model, task);
         out(QStringLiteral("run %1: %2 unfinished attempt(s) of %3 cancelled; %4\n")
                 .arg(runId)
                 .arg(n)

@@ -4,6 +4,7 @@
 #include "faults.h"
 #include "infrafaults.h"
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -100,6 +101,20 @@ PhaseClass classifyPhase(const PhaseOutput& out, const PhaseContext& ctx) {
     c.kind = PhaseKind::Record;
     c.record = std::move(parsed.record);
     return c;
+}
+
+PhaseOutput takePhaseOutput(bool buildPhase, const HarnessOutcome& harness, bool lost,
+                            const QString& resultPath) {
+    PhaseOutput out;
+    out.buildPhase = buildPhase;
+    out.harness = harness;
+    out.lost = lost;
+    QFile f(resultPath);
+    out.haveFile = f.open(QIODevice::ReadOnly);
+    out.bytes = out.haveFile ? f.readAll() : QByteArray();
+    f.close();
+    QFile::remove(resultPath);
+    return out;
 }
 
 db::EvaluationRecord resultlessRecord(const QString& verdict, const QString& message,

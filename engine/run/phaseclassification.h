@@ -52,6 +52,10 @@ struct PhaseClass {
 
 PhaseClass classifyPhase(const PhaseOutput& output, const PhaseContext& context);
 
+// What a harness call left: its outcome and the result file, which is read and removed.
+PhaseOutput takePhaseOutput(bool buildPhase, const HarnessOutcome& harness, bool lost,
+                            const QString& resultPath);
+
 // The record of a candidate that got no result: the evaluation carries the verdict and the
 // settings; the instrument's failures leave the attempt failed (to be retried), the candidate's
 // leave it done.

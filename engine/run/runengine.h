@@ -4,28 +4,28 @@
 // Everything is stored as it happens; a stopped engine resumes a run where it stopped.
 
 #include "db/database.h"
+#include "enginelease.h"
 #include "faults.h"
 #include "runtypes.h"
 #include "scheduler/gpupool.h"
 #include "scheduler/gputelemetry.h"
+#include "slotmeter.h"
 
 #include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QQueue>
-#include <QTimer>
+#include <functional>
 #include <memory>
 
 namespace kb::engine {
 
-class HarnessProcess;
-struct HarnessOutcome;
+class AttemptGenerator;
+struct AttemptJob;
 class Executor;
 struct ExecOutcome;
-class Provider;
 class KeyStore;
-struct ProviderClient;
 struct GenerationSettings;
 
 class RunEngine : public QObject {
@@ -63,10 +63,12 @@ public:
     void stop();
 
     // This engine's owner id in the engines table, and what kind of engine it is.
-    QString ownerId() const { return m_owner; }
-    void setEngineKind(const QString& kind) { m_kind = kind; }
-    // Heartbeat period and lease length (defaults 2 s and 12 s).
-    void setLeaseTiming(int heartbeatMs, double leaseSeconds);
+    QString ownerId() const { return m_lease->owner(); }
+    void setEngineKind(const QString& kind) { m_lease->setKind(kind); }
+    // Heartbeat period and lease length (defaults kEngineHeartbeatMs and kEngineLeaseSeconds).
+    void setLeaseTiming(int heartbeatMs, double leaseSeconds) {
+        m_lease->setTiming(heartbeatMs, leaseSeconds);
+    }
     // A reading of this host's GPUs (empty without NVML or GPUs), for the GUI to poll.
     static QList<GpuTelemetry> gpuTelemetry() { return sampleGpus(); }
 
@@ -78,7 +80,7 @@ Q_SIGNALS:
     void logLine(const QString& line);
 
 private:
-    struct Job;
+    using Job = AttemptJob;
     void pump();
     void prepare(db::Id attemptId);
     void onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase,
@@ -90,12 +92,7 @@ private:
     void announceFinished(const std::shared_ptr<Job>& job, const QString& verdict,
                           const QString& message, bool suspicious,
                           std::optional<double> speedupEager);
-    QByteArray requestJson(const Job& job, int gpuIndex) const;
     void startPhase(const std::shared_ptr<Job>& job, bool buildPhase);
-    // Generation: the demo Provider of a model, or the chat client of its provider.
-    struct GenerationBackend;
-    GenerationBackend providerFor(const db::ModelRow& model);
-    const GenerationSettings& generationSettings();
     void onCandidate(const std::shared_ptr<Job>& job, const QString& code);
     void onNoCandidate(const std::shared_ptr<Job>& job, const QString& message);
     void onProviderFailed(const std::shared_ptr<Job>& job, const QString& message, int httpStatus);
@@ -103,21 +100,20 @@ private:
     // request; --resume continues it.
     void abortRun(const QString& message);
     QString buildCacheDir() const;
-    QString buildCacheDirFor(db::Id modelId) const;
-    bool continueGeneration(const std::shared_ptr<Job>& job, db::EvaluationRecord& record);
-    void releaseGenerationSlot(Job& job);
     void emitProgress();
     void finishRun(const QString& status, QString message);
     // Scheduling helpers (leases, control flags, executors, retries).
-    void ensureRegistered();
-    void heartbeat();
+    void onLeaseRenewed();
+    void onLeaseRenewFailed(const QString& error);
     void pollControl();
+    // Applies a control change through the database and acts on it at once; false when no run
+    // is going or the database refused (the run stops then, with `failure`).
+    bool applyControl(const QString& failure, const std::function<void()>& change);
     void failOnDatabase(const QString& what, const std::exception& e);
     bool retryLater(const std::shared_ptr<Job>& job, bool buildPhase, const QString& reason);
     void endExecution(const Job* job, bool kill);
     void dropJob(const std::shared_ptr<Job>& job);
     void killAll();
-    void noteEvalBusyChange();
     void shutdownScheduling();
 
     std::unique_ptr<db::Database> m_db;
@@ -129,15 +125,10 @@ private:
     QQueue<std::shared_ptr<Job>> m_built;
     QList<std::shared_ptr<Job>> m_inFlight;
     int m_building = 0;
-    int m_generating = 0;
     int m_evaluating = 0;
     int m_finishedThisSession = 0;
     QElapsedTimer m_clock;
-    QHash<QString, std::shared_ptr<Provider>> m_providers;
-    QHash<QString, std::shared_ptr<ProviderClient>> m_chatClients; // by provider name
-    std::shared_ptr<KeyStore> m_keys;
-    std::shared_ptr<GenerationSettings> m_generation;
-    db::Id m_generationRun = 0;
+    std::unique_ptr<AttemptGenerator> m_generator;
     bool m_cancelling = false;
     ProviderFaultTracker m_providerFaults;
 
@@ -148,21 +139,12 @@ private:
         int gpu = -1;
     };
     QHash<const Job*, Execution> m_running;
-    QString m_owner;
-    QString m_kind = QStringLiteral("local");
-    bool m_registered = false;
-    QTimer m_heartbeat;
-    int m_heartbeatMs = 2000;
-    double m_leaseSeconds = 12;
+    std::unique_ptr<EngineLease> m_lease;
     bool m_paused = false;
     bool m_pausedSignalled = false;
     QString m_backend = QStringLiteral("local");
     GpuPool m_gpus;
-    QElapsedTimer m_evalClock; // started when the first evaluation starts
-    qint64 m_evalBusyNs = 0;   // slot-time spent evaluating
-    qint64 m_evalMarkNs = 0;
-    // Last member, so it dies first: jobs destroyed with the engine leave its counters alone.
-    std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
+    SlotMeter m_evalMeter; // how busy the evaluation slots are
 };
 
 } // namespace kb::engine

@@ -8,7 +8,9 @@
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
+#include <map>
 #include <optional>
+#include <string>
 
 namespace kb::engine {
 
@@ -45,6 +47,10 @@ struct RunProgress {
     double evalPoolBusy = 0;      // busy fraction of the slots since the first evaluation began
     double attemptsPerMinute = 0; // finished by this engine since it started on the run
     int finished() const { return done + failed + cancelled; }
+    // The per-status counts and the total, from attempt counts by status (statusCounts()).
+    void setStatusCounts(const std::map<std::string, int>& counts);
+    // Elapsed time, and the pace and ETA from the attempts this engine finished in it.
+    void setPace(double elapsed, int finishedThisSession);
 };
 
 struct AttemptResult {

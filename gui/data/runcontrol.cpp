@@ -1,8 +1,8 @@
 #include "runcontrol.h"
 
 #include "db/database.h"
-#include "db/queuerepository.h"
 #include "db/runrepository.h"
+#include "run/runcontrol.h"
 
 #include <QCoreApplication>
 
@@ -20,30 +20,25 @@ QString controlRunInDatabase(const QString& databasePath, db::Id runId, RunActio
     try {
         db::Database database(databasePath.toStdString());
         auto& conn = database.connection();
-        db::RunRepository runs(conn);
-        const auto run = runs.run(runId);
+        const auto run = db::RunRepository(conn).run(runId);
         if (!run)
             return tr("Run %1 is no longer in the database.").arg(runId);
         const std::string& status = run->status;
-        if (status == "finished" || status == "failed" || status == "cancelled")
+        if (engine::isEndedRunStatus(status))
             return tr("Run %1 is already %2.").arg(runId).arg(QString::fromStdString(status));
         switch (action) {
         case RunAction::Pause:
             if (status != "paused")
-                runs.setRunStatus(runId, "paused");
+                engine::pauseRun(conn, runId);
             break;
         case RunAction::Resume:
             if (status != "paused")
                 return tr("Run %1 is not paused.").arg(runId);
-            runs.setRunStatus(runId, "running");
+            engine::resumeRun(conn, runId);
             break;
-        case RunAction::Cancel: {
-            db::Transaction tx(conn);
-            db::QueueRepository(conn).cancelAttempts(runId, {}, {}, "cancelled by the user");
-            runs.setRunStatus(runId, "cancelled", "cancelled by the user");
-            tx.commit();
+        case RunAction::Cancel:
+            engine::cancelRun(conn, runId);
             break;
-        }
         }
     } catch (const std::exception& e) {
         return tr("Could not change run %1: %2").arg(runId).arg(QString::fromStdString(e.what()));
