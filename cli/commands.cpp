@@ -132,7 +132,8 @@ int runCommand(const QStringList& args) {
     p.setApplicationDescription(
         QStringLiteral("Create a run and evaluate it.\n"
                        "Before the first attempt each model gets one short request built like the "
-                       "run's (skip with --no-preflight).\n"
+                       "run's; on --resume too, for a run that has started before (skip with "
+                       "--no-preflight).\n"
                        "Exit status: 0 finished; 1 failed or stopped early (e.g. a provider "
                        "refusing every request); 2 usage;\n"
                        "3 finished, but some attempts met provider or infrastructure errors (not "
@@ -417,8 +418,37 @@ int runCommand(const QStringList& args) {
         engine::RunEngine engine(databasePath(p));
         engine.ensureDemoCatalog();
         db::Id runId = 0;
+        // One short request per model before anything starts (a resumed run asks the models
+        // it was created with, with its stored request settings).
+        const auto preflightFails = [&](const engine::RunSpec& checked, const QString& what) {
+            if (p.isSet(QStringLiteral("no-preflight")))
+                return false;
+            const auto keys = engine::defaultKeyStore();
+            const auto check = engine::runPreflight(engine.database().connection(), checked.models,
+                                                    checked.mode, checked.generation, keys.get());
+            if (!check.checked.isEmpty())
+                out(QStringLiteral("pre-flight: %1 model(s) asked, %2 refused\n")
+                        .arg(check.checked.size())
+                        .arg(check.errors.size()));
+            if (check.ok())
+                return false;
+            fail(QStringLiteral("the pre-flight request failed, %1:\n  %2\n"
+                                "fix the provider or model settings (or pass --no-preflight)")
+                     .arg(what, check.errors.join(QStringLiteral("\n  "))));
+            return true;
+        };
         if (resume) {
             runId = p.value(QStringLiteral("resume")).toLongLong();
+            // A run that never started was checked (or the check skipped) where it was
+            // created: the GUI's launcher hands its runs to a background `run --resume`.
+            const auto stored = db::RunRepository(engine.database().connection()).run(runId);
+            QString error;
+            if (stored && stored->status != "created") {
+                if (const auto spec = specLike(databasePath(p), runId, &error)) {
+                    if (preflightFails(*spec, QStringLiteral("the run was not resumed")))
+                        return 1;
+                }
+            }
         } else {
             if (spec.settings.device == QLatin1String("auto"))
                 spec.settings.device = engine::detectDevice();
@@ -430,20 +460,8 @@ int runCommand(const QStringList& args) {
             if (spec.settings.maxTimingSeconds <= 0)
                 spec.settings.maxTimingSeconds =
                     spec.settings.device == QLatin1String("cuda") ? 10.0 : 3.0;
-            if (!p.isSet(QStringLiteral("no-preflight"))) {
-                const auto keys = engine::defaultKeyStore();
-                const auto check = engine::runPreflight(engine.database().connection(), spec.models,
-                                                        spec.mode, spec.generation, keys.get());
-                if (!check.checked.isEmpty())
-                    out(QStringLiteral("pre-flight: %1 model(s) asked, %2 refused\n")
-                            .arg(check.checked.size())
-                            .arg(check.errors.size()));
-                if (!check.ok())
-                    return fail(QStringLiteral(
-                                    "the pre-flight request failed, no run was created:\n  %1\n"
-                                    "fix the provider or model settings (or pass --no-preflight)")
-                                    .arg(check.errors.join(QStringLiteral("\n  "))));
-            }
+            if (preflightFails(spec, QStringLiteral("no run was created")))
+                return 1;
             runId = engine.createRun(spec);
             db::QueueRepository(engine.database().connection())
                 .setRunPriority(runId, p.value(QStringLiteral("priority")).toInt());

@@ -1,5 +1,8 @@
 #include "runlauncherdialog.h"
 
+#include "db/database.h"
+#include "generation/preflight.h"
+#include "generation/providerclients.h"
 #include "providers/prompt.h"
 
 #include <QCheckBox>
@@ -41,6 +44,7 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     , m_skill(new QLineEdit(this))
     , m_backend(new QComboBox(this))
     , m_estimate(new QLabel(this))
+    , m_skipPreflight(new QCheckBox(tr("Skip the pre-flight request"), this))
     , m_error(new QLabel(this)) {
     setWindowTitle(tr("New run"));
     m_name->setPlaceholderText(tr("optional"));
@@ -110,6 +114,14 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     m_estimate->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_error->setStyleSheet(QStringLiteral("color: #c62828;"));
     m_error->setWordWrap(true);
+    m_error->setTextFormat(Qt::PlainText);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setObjectName(QStringLiteral("launcherMessage"));
+    m_skipPreflight->setObjectName(QStringLiteral("skipPreflight"));
+    m_skipPreflight->setToolTip(
+        tr("Before the run starts each model gets one short request built like the run's, so a "
+           "wrong key, a refused parameter or an unknown model stops it here (as kbstudio-cli "
+           "run --no-preflight, ticking this skips it)"));
 
     auto* form = new QFormLayout;
     form->addRow(tr("&Name:"), m_name);
@@ -129,6 +141,7 @@ RunLauncherDialog::RunLauncherDialog(CatalogPtr catalog, QWidget* parent)
     form->addRow(tr("O&utput tokens per call:"), m_maxTokens);
     form->addRow(tr("S&kill file (agent):"), skillRow);
     form->addRow(tr("Bac&kend:"), m_backend);
+    form->addRow(QString(), m_skipPreflight);
 
     auto* buttons = new QDialogButtonBox(this);
     auto* here = buttons->addButton(tr("Run in this window"), QDialogButtonBox::AcceptRole);
@@ -297,8 +310,49 @@ void RunLauncherDialog::finish(Start start) {
         m_error->setText(error);
         return;
     }
+    if (!m_skipPreflight->isChecked() && !preflightPasses())
+        return;
     m_start = start;
     accept();
+}
+
+QString RunLauncherDialog::message() const {
+    return m_error->text();
+}
+
+// Blocks in the pre-flight's local event loop (one short request per model); the dialog is
+// disabled meanwhile so nothing starts twice.
+bool RunLauncherDialog::preflightPasses() {
+    QString error;
+    const auto spec = toRunSpec(*m_catalog, plan(), &error);
+    if (!spec) {
+        m_error->setText(error);
+        return false;
+    }
+    m_error->setText(tr("Asking each model once before the run starts…"));
+    setEnabled(false);
+    QString message;
+    try {
+        db::Database database(m_catalog->databasePath.toStdString(),
+                              db::Database::Access::ReadOnly);
+        std::unique_ptr<engine::KeyStore> ownKeys;
+        const engine::KeyStore* keys = m_keys;
+        if (!keys) {
+            ownKeys = engine::defaultKeyStore();
+            keys = ownKeys.get();
+        }
+        const auto check = engine::runPreflight(database.connection(), spec->models, spec->mode,
+                                                spec->generation, keys);
+        if (!check.ok())
+            message = tr("The pre-flight request failed; the run was not started:\n%1\nFix the "
+                         "provider or model settings, or tick \"Skip the pre-flight request\".")
+                          .arg(check.errors.join(QLatin1Char('\n')));
+    } catch (const std::exception& e) { // engine::Error, db::Error
+        message = QString::fromUtf8(e.what());
+    }
+    setEnabled(true);
+    m_error->setText(message);
+    return message.isEmpty();
 }
 
 } // namespace kb::gui

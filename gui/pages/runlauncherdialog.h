@@ -1,7 +1,9 @@
 #pragma once
 // New run: models × suite/levels/task filter × mode × samples × precision × TF32 × baseline and
 // compile mode × prompt template × turns/output tokens × skill × backend, with a cost and time
-// estimate before anything starts. The run starts in this window (small runs) or in the background
+// estimate before anything starts. Before it starts, each model gets one short request built like
+// the run's (as `kbstudio-cli run` does; skippable as its --no-preflight): a refusal is shown here
+// and the run is not started. The run starts in this window (small runs) or in the background
 // (a detached kbstudio-cli).
 
 #include "data/runplan.h"
@@ -17,6 +19,10 @@ class QListView;
 class QSpinBox;
 class QStandardItemModel;
 
+namespace kb::engine {
+class KeyStore;
+}
+
 namespace kb::gui {
 
 class RunLauncherDialog : public QDialog {
@@ -31,6 +37,10 @@ public:
     QString estimateText() const;
     QString validationError() const; // empty when the run can start
     Start start() const { return m_start; }
+    // The keys the pre-flight request uses; without one, the default key store.
+    void setKeyStore(const engine::KeyStore* keys) { m_keys = keys; }
+    // The message shown above the buttons: why the run cannot start, or the pre-flight's refusal.
+    QString message() const;
 
 private:
     void updateEstimate();
@@ -39,6 +49,7 @@ private:
     // Selects the template (a built-in's name or a file, added to the list); empty = default.
     void setPromptTemplate(const QString& nameOrFile);
     void finish(Start start);
+    bool preflightPasses();
 
     CatalogPtr m_catalog;
     Start m_start = Start::No;
@@ -61,7 +72,9 @@ private:
     QLineEdit* m_skill;
     QComboBox* m_backend;
     QLabel* m_estimate;
+    QCheckBox* m_skipPreflight;
     QLabel* m_error;
+    const engine::KeyStore* m_keys = nullptr;
 };
 
 } // namespace kb::gui
