@@ -62,11 +62,12 @@ int evaluate(engine::RunEngine& engine, db::Id runId, const QString& dbPath, boo
         return 128 + (sig ? sig : SIGINT);
     }
     out(QStringLiteral("run %1 %2\n\n").arg(runId).arg(finalStatus));
-    if (finalStatus != QLatin1String("finished") && !finalMessage.isEmpty())
+    const bool finished = db::parseRunStatus(finalStatus.toStdString()) == db::RunStatus::Finished;
+    if (!finished && !finalMessage.isEmpty())
         QTextStream(stderr) << "error: " << finalMessage << fileSizeLimitNote(finalMessage) << '\n';
     out(report::formatLeaderboardText(
         engine::leaderboardFor(engine.database().connection(), runId)));
-    int exitCode = finalStatus == QLatin1String("finished") ? 0 : 1;
+    int exitCode = finished ? 0 : 1;
     out(operationalSummary(engine.database().connection(), runId, dbPath, &exitCode));
     return exitCode;
 }

@@ -1,11 +1,15 @@
 #include "attemptextras.h"
 
+#include "db/catalogrepository.h"
 #include "db/database.h"
+#include "db/evaluationrepository.h"
+#include "db/runrepository.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <algorithm>
 
 namespace kb::gui {
 
@@ -42,53 +46,20 @@ AttemptExtrasPtr loadAttemptExtras(const QString& path, db::Id attemptId, QStrin
         auto& conn = database.connection();
         auto extras = std::make_shared<AttemptExtras>();
         extras->attemptId = attemptId;
-        {
-            db::Statement s(
-                conn, "SELECT id, attempt_id, turn_index, code, code_hash, format FROM candidates "
-                      "WHERE attempt_id = ? ORDER BY turn_index, id");
-            s.bind(1, attemptId);
-            while (s.step())
-                extras->candidates.push_back(
-                    {s.int64(0), s.int64(1), s.int32(2), s.text(3), s.text(4), s.text(5)});
+        extras->candidates = db::RunRepository(conn).candidates(attemptId);
+        std::stable_sort(extras->candidates.begin(), extras->candidates.end(),
+                         [](const db::CandidateRow& a, const db::CandidateRow& b) {
+                             return a.turnIndex < b.turnIndex;
+                         });
+        if (const auto attempt = db::RunRepository(conn).attempt(attemptId)) {
+            if (const auto task = db::CatalogRepository(conn).task(attempt->taskId))
+                extras->referenceSource = QString::fromStdString(task->source);
         }
-        {
-            db::Statement s(
-                conn,
-                "SELECT t.source FROM attempts a JOIN tasks t ON t.id = a.task_id WHERE a.id = ?");
-            s.bind(1, attemptId);
-            if (s.step())
-                extras->referenceSource = QString::fromStdString(s.text(0));
-        }
-        {
-            db::Statement s(conn, "SELECT b.errors_json, b.log FROM builds b JOIN candidates c ON "
-                                  "c.id = b.candidate_id "
-                                  "WHERE c.attempt_id = ? ORDER BY b.id DESC LIMIT 1");
-            s.bind(1, attemptId);
-            if (s.step())
-                extras->buildErrors = parseBuildErrors(s.text(0), s.text(1));
-        }
-        {
-            db::Statement s(
-                conn,
-                "SELECT g.gpu_index, g.phase, g.sm_clock_mhz, g.mem_clock_mhz, g.temperature_c, "
-                "g.power_w, g.utilization, g.throttle_reasons FROM gpu_samples g WHERE "
-                "g.evaluation_id = "
-                "(SELECT max(id) FROM evaluations WHERE attempt_id = ?) ORDER BY g.gpu_index, "
-                "g.id");
-            s.bind(1, attemptId);
-            while (s.step()) {
-                GpuSample g;
-                g.gpuIndex = s.int32(0);
-                g.phase = s.text(1);
-                g.smClockMhz = s.optReal(2);
-                g.memClockMhz = s.optReal(3);
-                g.temperatureC = s.optReal(4);
-                g.powerW = s.optReal(5);
-                g.utilization = s.optReal(6);
-                g.throttleReasons = s.text(7);
-                extras->gpuSamples.push_back(std::move(g));
-            }
-        }
+        db::EvaluationRepository evaluations(conn);
+        if (const auto build = evaluations.latestBuild(attemptId))
+            extras->buildErrors = parseBuildErrors(build->errorsJson, build->log);
+        extras->gpuSamples = evaluations.gpuSamples(
+            attemptId, db::EvaluationRepository::GpuSampleScope::LatestEvaluation);
         return extras;
     } catch (const std::exception& e) {
         if (error)

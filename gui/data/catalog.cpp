@@ -1,6 +1,8 @@
 #include "catalog.h"
 
 #include "db/catalogrepository.h"
+#include "db/evaluationrepository.h"
+#include "db/overviewrepository.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -125,68 +127,30 @@ Catalog readCatalog(db::Connection& conn) {
     });
     {
         std::map<db::Id, std::vector<TaskValidation>> byTask;
-        db::Statement s(
-            conn,
-            "SELECT task_id, device, flags_json FROM task_validations ORDER BY task_id, device");
-        while (s.step()) {
+        for (const auto& row : catalog.validationFlags()) {
             TaskValidation v;
-            v.device = s.text(1);
+            v.device = row.device;
             for (const auto& f :
-                 QJsonDocument::fromJson(QByteArray::fromStdString(s.text(2))).array())
+                 QJsonDocument::fromJson(QByteArray::fromStdString(row.flagsJson)).array())
                 v.flags << f.toString();
-            byTask[s.int64(0)].push_back(std::move(v));
+            byTask[row.taskId].push_back(std::move(v));
         }
         for (auto& t : c.tasks) {
             if (auto it = byTask.find(t.task.id); it != byTask.end())
                 t.validations = it->second;
         }
     }
-    {
-        db::Statement s(
-            conn, "SELECT id, task_hash, device, torch_version, settings_key, eager_median_ms, "
-                  "compile_median_ms, compile_note, measured_at FROM baselines "
-                  "ORDER BY task_hash, device, measured_at");
-        while (s.step()) {
-            db::BaselineRow b;
-            b.id = s.int64(0);
-            b.taskHash = s.text(1);
-            b.device = s.text(2);
-            b.torchVersion = s.text(3);
-            b.settingsKey = s.text(4);
-            b.eagerMedianMs = s.optReal(5);
-            b.compileMedianMs = s.optReal(6);
-            b.compileNote = s.text(7);
-            b.measuredAt = s.text(8);
-            c.baselines[b.taskHash].push_back(std::move(b));
-        }
-    }
-    {
-        db::Statement s(
-            conn, "SELECT model_id, count(*), coalesce(sum(cost_usd), 0), "
-                  "coalesce(sum(CASE WHEN started_at IS NOT NULL AND finished_at IS NOT NULL "
-                  "THEN (julianday(finished_at) - julianday(started_at)) * 86400.0 END), 0), "
-                  "count(CASE WHEN started_at IS NOT NULL AND finished_at IS NOT NULL THEN 1 END) "
-                  "FROM attempts GROUP BY model_id");
-        while (s.step()) {
-            auto& u = c.usage[s.int64(0)];
-            u.attempts = s.int32(1);
-            u.costUsd = s.real(2);
-            u.wallSeconds = s.real(3);
-            u.finished = s.int32(4);
-        }
-    }
-    {
-        db::Statement s(
-            conn,
-            "SELECT a.model_id, count(*), coalesce(sum(t.input_tokens), 0), "
-            "coalesce(sum(t.output_tokens), 0) FROM turns t JOIN attempts a ON a.id = t.attempt_id "
-            "GROUP BY a.model_id");
-        while (s.step()) {
-            auto& u = c.usage[s.int64(0)];
-            u.turns = s.int32(1);
-            u.inputTokens = s.int64(2);
-            u.outputTokens = s.int64(3);
-        }
+    for (auto& b : db::EvaluationRepository(conn).baselines())
+        c.baselines[b.taskHash].push_back(std::move(b));
+    for (const auto& row : db::OverviewRepository(conn).modelUsage()) {
+        auto& u = c.usage[row.modelId];
+        u.attempts = row.attempts;
+        u.finished = row.finished;
+        u.turns = row.turns;
+        u.inputTokens = row.inputTokens;
+        u.outputTokens = row.outputTokens;
+        u.costUsd = row.costUsd;
+        u.wallSeconds = row.wallSeconds;
     }
     return c;
 }

@@ -15,17 +15,12 @@ QColor mix(const QColor& base, const QColor& tint, double amount) {
                             static_cast<float>(base.blueF() * (1 - a) + tint.blueF() * a));
 }
 
-bool isPendingStatus(const std::string& status) {
-    return status == "queued" || status == "generating" || status == "building" ||
-           status == "evaluating";
-}
-
 } // namespace
 
 CellKind cellKindOf(const db::AttemptRow& a) {
     if (a.review == "rejected" || a.verdict == "rejected")
         return CellKind::Rejected;
-    if (a.verdict == "pending" || (isPendingStatus(a.status) && a.verdict.empty()))
+    if (a.verdict == "pending" || (db::isPending(a.attemptStatus()) && a.verdict.empty()))
         return CellKind::Pending;
     if (a.verdict == "correct") {
         if (a.suspicious && a.review != "accepted")

@@ -4,6 +4,7 @@
 // finished attempts. Polling the database works the same for an engine in this window and for
 // a headless one (`kbstudio-cli run`, `serve`, Slurm).
 
+#include "db/monitorrepository.h"
 #include "db/records.h"
 #include "db/sqlite.h"
 
@@ -30,30 +31,14 @@ struct StateCounts {
     }
     int finished() const { return done + failed + cancelled; }
     int active() const { return generating + building + evaluating; }
-    void add(const std::string& status, const std::string& verdict);
+    void add(db::AttemptStatus status, const std::string& verdict, int count = 1);
 };
 
-struct GpuSample {
-    int gpuIndex = 0;
-    std::string phase;
-    std::optional<double> smClockMhz;
-    std::optional<double> memClockMhz;
-    std::optional<double> temperatureC;
-    std::optional<double> powerW;
-    std::optional<double> utilization;
-    std::string throttleReasons;
-};
+// One NVML reading of a GPU, as stored with the evaluation it was taken around.
+using GpuSample = db::GpuSampleRow;
 
-struct FinishedLine {
-    db::Id attemptId = 0;
-    std::string finishedAt;
-    std::string model;
-    std::string task;
-    std::string status;
-    std::string verdict;
-    std::optional<double> speedupEager;
-    std::string message;
-};
+// A finished attempt of the monitor's log (taskKey: the task's key).
+using FinishedLine = db::FinishedAttemptRow;
 
 struct EngineInfo {
     std::string kind; // local, serve, slurm
@@ -73,9 +58,7 @@ struct MonitorSnapshot {
     std::optional<EngineInfo> engine;
     std::vector<FinishedLine> recent; // newest last
 
-    bool isActive() const {
-        return run.status == "running" || run.status == "created" || run.status == "paused";
-    }
+    bool isActive() const { return db::isLive(run.runStatus()); }
 };
 
 using MonitorSnapshotPtr = std::shared_ptr<const MonitorSnapshot>;

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "db/database.h"
+#include "db/runsettingsrepository.h"
 #include "run/runengine.h"
 
 #include <QCoreApplication>
@@ -31,12 +32,9 @@ db::Id createRunFromSpec(const QString& databasePath, const engine::RunSpec& spe
         }
         if (!extra.isEmpty()) {
             db::Database database(databasePath.toStdString());
-            db::Statement s(database.connection(),
-                            "UPDATE runs SET settings_json = json_set(settings_json, '$.launcher', "
-                            "json(?)) WHERE id = ?");
-            s.bind(1, QJsonDocument(extra).toJson(QJsonDocument::Compact).toStdString())
-                .bind(2, runId)
-                .exec();
+            db::RunSettingsRepository(database.connection())
+                .setSection(runId, "launcher",
+                            QJsonDocument(extra).toJson(QJsonDocument::Compact).toStdString());
         }
         return runId;
     } catch (const engine::Error& e) {

@@ -1,6 +1,8 @@
 #include "snapshot.h"
 
 #include "analysis/outcomes.h"
+#include "db/catalogrepository.h"
+#include "db/overviewrepository.h"
 #include "db/runrepository.h"
 
 #include <QJsonArray>
@@ -98,21 +100,6 @@ Snapshot Snapshot::withScope(ScopeDataPtr data) const {
 
 namespace {
 
-bool isFinishedStatus(const std::string& status) {
-    return status == "done" || status == "failed" || status == "cancelled";
-}
-
-void readCosts(db::Connection& conn, db::Id runId, ScopeData& data) {
-    db::Statement costs(
-        conn, runId == 0
-                  ? "SELECT id, cost_usd FROM attempts WHERE cost_usd IS NOT NULL"
-                  : "SELECT id, cost_usd FROM attempts WHERE run_id = ? AND cost_usd IS NOT NULL");
-    if (runId != 0)
-        costs.bind(1, runId);
-    while (costs.step())
-        data.attemptCostUsd[costs.int64(0)] = costs.real(1);
-}
-
 // The attempts of a run (0 = every run) in the order RunRepository::attempts gives them (run,
 // level, task, model, sample): read in id order through the run index and sorted here, because
 // that query's "every run or this one" filter scans the whole table (335 ms instead of 78 ms
@@ -168,77 +155,42 @@ Snapshot readSummaries(db::Connection& conn) {
         return found == byId.end() ? nullptr : found->second;
     };
     std::map<db::Id, std::string> details; // what a run's version is made of
-    // Three passes that SQLite serves from indexes or in run order, rather than one GROUP BY
-    // over every column (twice as slow at a million attempts): status counts from the
-    // (run_id, status) index, models from the unique (run_id, model_id, ...) index, and the
-    // verdict-level counts per run.
-    {
-        db::Statement statuses(
-            conn, "SELECT run_id, status, count(*) FROM attempts GROUP BY run_id, status");
-        while (statuses.step()) {
-            RunSummary* summary = summaryOf(statuses.int64(0));
-            if (!summary)
-                continue;
-            const std::string status = statuses.text(1);
-            const int count = statuses.int32(2);
-            summary->attempts += count;
-            summary->statusCounts[status] += count;
-            (isFinishedStatus(status) ? summary->finished : summary->queued) += count;
-            details[summary->run.id] += status + '=' + std::to_string(count) + ',';
-        }
+    // Three passes rather than one aggregate over every column (twice as slow at a million
+    // attempts): status counts, the models of each run, and the verdict-level figures per run.
+    db::OverviewRepository overview(conn);
+    for (const auto& c : overview.attemptStatusCounts()) {
+        RunSummary* summary = summaryOf(c.runId);
+        if (!summary)
+            continue;
+        summary->attempts += c.count;
+        summary->statusCounts[c.status] += c.count;
+        (db::isFinished(db::attemptStatusFromString(c.status)) ? summary->finished
+                                                               : summary->queued) += c.count;
+        details[summary->run.id] += c.status + '=' + std::to_string(c.count) + ',';
     }
-    {
-        std::map<db::Id, std::string> modelNames;
-        db::Statement models(conn, "SELECT id, name FROM models");
-        while (models.step())
-            modelNames[models.int64(0)] = models.text(1);
-        std::map<db::Id, std::set<std::string>> runModels;
-        db::Statement pairs(conn, "SELECT DISTINCT run_id, model_id FROM attempts");
-        while (pairs.step())
-            runModels[pairs.int64(0)].insert(modelNames[pairs.int64(1)]);
-        for (auto& [runId, names] : runModels) {
-            if (RunSummary* summary = summaryOf(runId))
-                summary->models.assign(names.begin(), names.end());
-        }
+    for (auto& [runId, names] : overview.modelsPerRun()) {
+        if (RunSummary* summary = summaryOf(runId))
+            summary->models = std::move(names);
     }
-    {
-        // The weighted verdict sum changes when a verdict does, even where no count shows it.
-        db::Statement counts(
-            conn,
-            "SELECT run_id, sum(verdict = 'correct'), sum(suspicious <> 0 AND review = 'none'), "
-            "sum(verdict = 'rejected' OR review = 'rejected'), sum(review = 'accepted'), "
-            "total(speedup_eager), total(speedup_compile), total(cost_usd), max(id), "
-            "sum(instr('pending correct incorrect build_error runtime_error timeout rejected "
-            "invalid_candidate no_candidate harness_error provider_error infra_error', verdict)) "
-            "FROM attempts GROUP BY run_id");
-        while (counts.step()) {
-            RunSummary* summary = summaryOf(counts.int64(0));
-            if (!summary)
-                continue;
-            summary->correct = counts.int32(1);
-            summary->suspicious = counts.int32(2);
-            summary->rejected = counts.int32(3);
-            std::string& detail = details[summary->run.id];
-            for (int column = 1; column <= 9; ++column)
-                detail += counts.text(column) + ',';
-        }
+    for (const auto& t : overview.attemptTotals()) {
+        RunSummary* summary = summaryOf(t.runId);
+        if (!summary)
+            continue;
+        summary->correct = t.correct;
+        summary->suspicious = t.suspicious;
+        summary->rejected = t.rejected;
+        details[summary->run.id] += t.fingerprint;
     }
     for (auto& summary : s.runs) {
         summary.version = summary.run.status + '|' + std::to_string(summary.attempts) + '|' +
                           std::to_string(std::hash<std::string>{}(details[summary.run.id]));
     }
-    {
-        db::Statement flags(
-            conn,
-            "SELECT t.task_key, v.device, v.flags_json FROM task_validations v JOIN tasks t ON "
-            "t.id = v.task_id ORDER BY t.task_key, v.device");
-        while (flags.step()) {
-            const QJsonArray list =
-                QJsonDocument::fromJson(QByteArray::fromStdString(flags.text(2))).array();
-            for (const auto& f : list)
-                s.taskFlags[flags.text(0)]
-                    << QString::fromStdString(flags.text(1)) + QStringLiteral(": ") + f.toString();
-        }
+    for (const auto& v : db::CatalogRepository(conn).validationFlags()) {
+        const QJsonArray list =
+            QJsonDocument::fromJson(QByteArray::fromStdString(v.flagsJson)).array();
+        for (const auto& f : list)
+            s.taskFlags[v.taskKey]
+                << QString::fromStdString(v.device) + QStringLiteral(": ") + f.toString();
     }
     return s;
 }
@@ -249,7 +201,7 @@ ScopeDataPtr readScope(db::Connection& conn, db::Id runId, std::string version) 
     data->version = std::move(version);
     data->attempts = attemptsInGridOrder(conn, runId);
     data->leaderboards.emplace(runId, engine::leaderboardFor(conn, runId));
-    readCosts(conn, runId, *data);
+    data->attemptCostUsd = db::OverviewRepository(conn).attemptCosts(runId);
     std::vector<const db::AttemptRow*> attempts;
     attempts.reserve(data->attempts.size());
     for (const auto& a : data->attempts)
@@ -270,7 +222,7 @@ ScopeDataPtr readEveryScope(db::Connection& conn, std::string version) {
         data->leaderboards.emplace(run.id, engine::leaderboardFor(conn, run.id));
     if (!runs.empty())
         data->leaderboards.emplace(0, engine::leaderboardFor(conn, 0));
-    readCosts(conn, 0, *data);
+    data->attemptCostUsd = db::OverviewRepository(conn).attemptCosts(0);
     return data;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // An immutable picture of one database, taken off the GUI thread and shared by every page.
 //
-// The run summaries come from GROUP BY queries and are always complete; attempt rows and
+// The run summaries come from aggregate reads and are always complete; attempt rows and
 // leaderboards are read per scope (one run, or every run), because a database of a million
 // attempts does not fit a snapshot that a window reloads after every review. Small databases
 // are read whole: then every scope is present at once.

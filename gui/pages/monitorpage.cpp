@@ -175,8 +175,7 @@ void MonitorPage::setSnapshot(SnapshotPtr snapshot) {
         wanted = 0;
         for (auto it = m_snapshot->runs.rbegin(); it != m_snapshot->runs.rend() && wanted == 0;
              ++it) {
-            const auto& s = it->run.status;
-            if (s == "running" || s == "paused" || s == "created")
+            if (db::isLive(it->run.runStatus()))
                 wanted = it->run.id;
         }
         if (wanted == 0 && !m_snapshot->runs.empty())
@@ -301,7 +300,7 @@ void MonitorPage::apply(MonitorSnapshotPtr snapshot) {
                         .arg(m->counts.total())
                         .arg(m->counts.correct)
                         .arg(m->attemptsPerMinute, 0, 'f', 1);
-    if (m->etaSeconds && m->run.status == "running")
+    if (m->etaSeconds && m->run.runStatus() == db::RunStatus::Running)
         stats += tr(" · about %1 left").arg(durationText(*m->etaSeconds));
     if (m->engine) {
         stats += QLatin1Char('\n') + tr("Engine: %1 on %2 (pid %3), heard from %4 ago")
@@ -358,10 +357,10 @@ void MonitorPage::flushLog() {
 }
 
 void MonitorPage::updateButtons() {
-    const std::string status = m_monitor ? m_monitor->run.status : std::string();
+    const bool paused = m_monitor && m_monitor->run.runStatus() == db::RunStatus::Paused;
     const bool active = m_monitor && m_monitor->isActive();
-    m_pause->setEnabled(active && status != "paused");
-    m_resume->setEnabled(status == "paused");
+    m_pause->setEnabled(active && !paused);
+    m_resume->setEnabled(paused);
     m_cancel->setEnabled(active);
 }
 
