@@ -238,6 +238,9 @@ private Q_SLOTS:
             QCOMPARE(settings.value(QStringLiteral("compile_mode")).toString(),
                      QStringLiteral("reduce-overhead"));
             QVERIFY(!settings.value(QStringLiteral("program_version")).toString().isEmpty());
+            // the launcher's own choices, beside the engine's settings
+            QCOMPARE(settings.value(QStringLiteral("launcher")).toObject(),
+                     gui::launcherSettings(p));
         }
 
         QTemporaryDir dir;
