@@ -135,6 +135,48 @@ outcomes as defined below. These definitions are printed in every report footer.
   "tied (CI includes 1)" when the CI includes 1; otherwise "tied (sign test not significant)".
   Two models are never ranked apart when the CI says they are tied or when their per-task
   differences are within the timing noise.
+
+## Cost and usage (per attempt and per model)
+
+- Every provider request of an attempt is one *call* (a conversation turn with a request time or
+  tokens). Tokens (input, output, cache read, cache write), cost and latency of an attempt are
+  sums over its calls; the cost of a call is the model's token prices applied to its tokens, and
+  an attempt none of whose calls was priced has no cost ("not priced").
+- **Mean latency** of a model = the sum of its calls' request times / the number of its calls.
+- **Time to first token (TTFT)** is recorded for a call answered as a stream: the time from
+  sending the request to the first token of the answer. Calls answered in one piece have none.
+  An attempt's `ttft_ms` = the mean TTFT over its streamed calls (`ttft_turns` of them), empty
+  when none streamed. A model's **Mean TTFT** = the sum of the TTFTs of all streamed calls of
+  its attempts / their number (a mean over calls, not a mean of the attempts' means); "—" when
+  none of its calls streamed.
+- **Model snapshots**: the model name each answer says it came from (the dated version behind
+  an alias), as the provider returned it. Per attempt the distinct names in call order, per
+  model the distinct names of all its attempts, sorted; "—" when the provider named none.
+
+## Speedup vs the published baseline (a reference only)
+
+- KernelBench publishes the time of each problem's PyTorch reference on a few GPUs
+  (`kbstudio-cli baselines import`, docs/exports.md). Where such a time exists for the task,
+  **speedup vs published** = published eager time / the candidate's median measured here. The
+  published time is the file's median when it has one, else its mean (the published files carry
+  the mean only).
+- It is computed only when the attempt's GPU is the same GPU model as the published one:
+  both names are normalised to a *GPU model key* (upper case; split at every character that is
+  not a letter or digit; the vendor words NVIDIA, GEFORCE, TESLA and QUADRO dropped; the first
+  token holding a digit, joined to the word before it when it is digits only). "NVIDIA H100 80GB
+  HBM3" (the device name our environment records) and "H100_Modal" (the published folder) are
+  both `H100`; "NVIDIA GeForce RTX 4090" is `RTX4090`; "cuda" or "cpu" give no key and never
+  match. When several published GPUs have the attempt's key, the one whose name shares the most
+  tokens with the attempt's device name is used (e.g. `PCIE`), then the first by name. Without a
+  matching published time, or without a measured candidate median, the value is empty.
+- Per attempt (CSV and JSON: `published_device`, `published_eager_ms`,
+  `speedup_published_eager`) it is shown for every timed attempt; per task (the HTML/PDF
+  per-task table, column *vs published*) it is the largest over the task's scoring samples.
+- **This crosses machines and sessions**: the published time was measured on another machine
+  of that GPU model, with another PyTorch version (2.5.0 for the current files), driver, clocks
+  and timing method (KernelBench's wall clock over 100 trials) than the candidate. It is a
+  reference only, never one of the paired speedups above: it enters no pass rate, fast_p,
+  geomean or comparison.
 )md";
 
 } // namespace
