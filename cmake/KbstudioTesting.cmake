@@ -18,4 +18,8 @@ function(kbstudio_add_qtest name)
   endif()
   set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
                        ENVIRONMENT "QT_QPA_PLATFORM=offscreen;KBSTUDIO_PYTHON=${KBSTUDIO_PYTHON}")
+  # Qt Test stops a test function after 300 s of its own: the CTest timeout is the one limit
+  # (a modification, so that a test that sets its own ENVIRONMENT keeps it)
+  math(EXPR _function_ms "${ARG_TIMEOUT} * 1000")
+  set_property(TEST ${name} PROPERTY ENVIRONMENT_MODIFICATION "QTEST_FUNCTION_TIMEOUT=set:${_function_ms}")
 endfunction()
