@@ -7,6 +7,7 @@
 #include "models/runscopemodel.h"
 #include "pages/attemptdetailpage.h"
 #include "pages/comparepage.h"
+#include "pages/importcandidatesdialog.h"
 #include "pages/leaderboardpage.h"
 #include "pages/monitorpage.h"
 #include "pages/placeholderpage.h"
@@ -216,6 +217,14 @@ void MainWindow::createActions() {
     }};
     for (const auto& [format, text] : formats)
         exportMenu->addAction(text, this, [this, f = format]() { exportFormatWithDialog(f); });
+    auto* runFolders = exportMenu->addAction(tr("KernelBench &run folders (every model)…"), this,
+                                             &MainWindow::exportKernelBenchRunsWithDialog);
+    runFolders->setToolTip(tr("One KernelBench run folder per model and level of the run in "
+                              "scope, for KernelBench's analysis scripts"));
+    auto* importCandidatesAction =
+        fileMenu->addAction(tr("&Import candidates…"), this, &MainWindow::importCandidatesDialog);
+    importCandidatesAction->setToolTip(
+        tr("Evaluate kernels written elsewhere: a KernelBench run folder or a JSON-lines file"));
     fileMenu->addSeparator();
     auto* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -341,6 +350,29 @@ void MainWindow::exportFormatWithDialog(report::ExportFormat format) {
         exportTo(format, path);
 }
 
+void MainWindow::exportKernelBenchRunsTo(const QString& dir) {
+    if (m_databasePath.isEmpty()) {
+        Q_EMIT exportFinished(tr("Open a database first."), {});
+        return;
+    }
+    m_status->setText(tr("Exporting KernelBench run folders…"));
+    m_exporter->startKernelBenchRuns(m_databasePath, kernelBenchRunsFilter(runScope()).filter, dir);
+}
+
+void MainWindow::exportKernelBenchRunsWithDialog() {
+    if (m_databasePath.isEmpty()) {
+        showError(tr("Open a database before exporting (Ctrl+O)."));
+        return;
+    }
+    const GuiExportFilter f = kernelBenchRunsFilter(runScope());
+    const QString dir = QFileDialog::getExistingDirectory(
+        this,
+        tr("KernelBench run folders (%1): choose the folder to write them into").arg(f.description),
+        QFileInfo(m_databasePath).absolutePath());
+    if (!dir.isEmpty())
+        exportKernelBenchRunsTo(dir);
+}
+
 void MainWindow::newRunDialog() {
     if (m_databasePath.isEmpty() || !m_catalog) {
         showError(tr("Open a database before starting a run (Ctrl+O)."));
@@ -370,29 +402,95 @@ db::Id MainWindow::launchRun(const RunPlan& plan, bool inBackground, QString* er
     const db::Id runId = createRunFromSpec(m_databasePath, *spec, launcherSettings(plan), error);
     if (runId == 0)
         return 0;
-    if (inBackground) {
-        *error = startRunInBackground(m_databasePath, runId);
-    } else {
-        try {
-            if (!m_engine) {
-                m_engine = std::make_unique<engine::RunEngine>(m_databasePath);
-                m_engine->setKeyStore(
-                    std::shared_ptr<engine::KeyStore>(m_keys.get(), [](engine::KeyStore*) {}));
-                connect(m_engine.get(), &engine::RunEngine::runFinished, this, &MainWindow::reload);
-                m_monitorPage->setEngine(m_engine.get());
-            }
-            m_engine->start(runId);
-        } catch (const engine::Error& e) {
-            *error = e.message();
-        } catch (const std::exception& e) {
-            *error = QString::fromUtf8(e.what());
+    *error = startRun(runId, inBackground);
+    showStartedRun(runId);
+    return runId;
+}
+
+QString MainWindow::startRun(db::Id runId, bool inBackground) {
+    if (inBackground)
+        return startRunInBackground(m_databasePath, runId);
+    try {
+        if (!m_engine) {
+            m_engine = std::make_unique<engine::RunEngine>(m_databasePath);
+            m_engine->setKeyStore(
+                std::shared_ptr<engine::KeyStore>(m_keys.get(), [](engine::KeyStore*) {}));
+            connect(m_engine.get(), &engine::RunEngine::runFinished, this, &MainWindow::reload);
+            m_monitorPage->setEngine(m_engine.get());
         }
+        m_engine->start(runId);
+    } catch (const engine::Error& e) {
+        return e.message();
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
     }
+    return {};
+}
+
+void MainWindow::showStartedRun(db::Id runId) {
     m_runScope = runId;
     reload();
     m_monitorPage->setRunId(runId);
     showPage(MonitorPageIndex);
-    return runId;
+}
+
+db::Id MainWindow::importCandidates(const CandidateImportRequest& request, ImportedRunStart start,
+                                    QString* error) {
+    if (m_databasePath.isEmpty()) {
+        *error = tr("Open a database first.");
+        return 0;
+    }
+    if (start == ImportedRunStart::InWindow && m_engine && m_engine->isRunning()) {
+        *error = tr("This window is already running a run; evaluate the imported one in the "
+                    "background, or only store it.");
+        return 0;
+    }
+    const CandidateImportResult result = importCandidateRun(m_databasePath, request);
+    if (result.runId == 0) {
+        *error = result.error;
+        return 0;
+    }
+    const QString stored =
+        tr("Imported %n candidate(s) of %1 as run %2 (%3).", nullptr, result.attempts)
+            .arg(result.models.join(QStringLiteral(", ")))
+            .arg(result.runId)
+            .arg(result.runName);
+    if (start == ImportedRunStart::No) {
+        m_runScope = result.runId;
+        reload();
+        showPage(RunsPageIndex);
+        m_status->setText(stored + QLatin1Char(' ') +
+                          tr("Evaluate it with: kbstudio-cli run --resume %1 --db %2")
+                              .arg(result.runId)
+                              .arg(QDir::toNativeSeparators(m_databasePath)));
+        error->clear();
+        return result.runId;
+    }
+    *error = startRun(result.runId, start == ImportedRunStart::InBackground);
+    showStartedRun(result.runId);
+    if (error->isEmpty())
+        m_status->setText(stored);
+    return result.runId;
+}
+
+void MainWindow::importCandidatesDialog() {
+    if (m_databasePath.isEmpty() || !m_catalog) {
+        showError(tr("Open a database before importing candidates (Ctrl+O)."));
+        return;
+    }
+    ImportCandidatesDialog dialog(m_catalog, this);
+    QString startError;
+    dialog.submit = [this, &startError](const CandidateImportRequest& request,
+                                        ImportedRunStart start) -> QString {
+        QString error;
+        if (importCandidates(request, start, &error) != 0) {
+            startError = error; // stored; only starting it failed
+            return {};
+        }
+        return error;
+    };
+    if (dialog.exec() == QDialog::Accepted && !startError.isEmpty())
+        showError(startError);
 }
 
 void MainWindow::openDatabaseDialog() {

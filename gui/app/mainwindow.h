@@ -2,6 +2,7 @@
 // The main window only assembles: navigation, the pages, the database loader and settings.
 // Every page owns its own widgets and models.
 
+#include "data/candidateimporter.h"
 #include "data/catalogloader.h"
 #include "data/exportrunner.h"
 #include "data/runplan.h"
@@ -99,6 +100,16 @@ public:
     // page's two models with their paired comparison while it is shown; exportFinished follows.
     void exportTo(report::ExportFormat format, const QString& path);
     GuiExportFilter currentExportFilter() const;
+    // File → Export as → KernelBench run folders: every model and level of the run in scope,
+    // one <dir>/<model>_level<L>/ each; refused (exportFinished with the error) when one of
+    // them exists in dir already.
+    void exportKernelBenchRunsTo(const QString& dir);
+
+    // File → Import candidates: stores the candidates as a new run (as kbstudio-cli
+    // import-candidates), shows it, and starts it as asked. Returns the run id, or 0 with *error
+    // set (nothing stored). A run stored but not started has *error empty.
+    db::Id importCandidates(const CandidateImportRequest& request, ImportedRunStart start,
+                            QString* error);
 
     // Creates the planned run and starts it here (in-process engine) or in the background
     // (detached kbstudio-cli); shows the monitor. Returns the run id, or 0 with *error set.
@@ -109,6 +120,8 @@ public Q_SLOTS:
     void reload();
     void newRunDialog();
     void exportWithDialog();
+    void exportKernelBenchRunsWithDialog();
+    void importCandidatesDialog();
     void openDatabaseDialog();
     void showAttempt(kb::db::Id attemptId);
 
@@ -125,6 +138,11 @@ protected:
 
 private:
     void createActions();
+    // Evaluates a stored run here (in-process engine) or in the background (detached
+    // kbstudio-cli); an empty string or a readable error.
+    QString startRun(db::Id runId, bool inBackground);
+    // Shows a new or started run: scope, reload, and the monitor.
+    void showStartedRun(db::Id runId);
     void applySnapshot(const SnapshotPtr& snapshot);
     void applyFailure(const QString& path, const QString& message, bool missingFile);
     void applyScope();

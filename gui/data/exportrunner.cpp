@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "db/database.h"
 #include "models/resultsfilterproxy.h"
+#include "report/kernelbenchexport.h"
 #include "report/pdfreport.h"
 
 #include <QCoreApplication>
@@ -92,6 +93,14 @@ std::optional<GuiExportFilter> compareExportFilter(const CompareSide& a, const C
     return f;
 }
 
+GuiExportFilter kernelBenchRunsFilter(db::Id runScope) {
+    GuiExportFilter f;
+    f.filter.runId = runScope;
+    f.description = tr("%1 · every model and level")
+                        .arg(runScope == 0 ? tr("every run") : tr("run %1").arg(runScope));
+    return f;
+}
+
 QString defaultExportFileName(report::ExportFormat format) {
     switch (format) {
     case report::ExportFormat::Html:
@@ -138,6 +147,34 @@ void ExportRunner::start(const QString& databasePath, report::ExportFormat forma
                     tr("Wrote %1 to %2 (%3 attempts).")
                         .arg(report::exportFormatName(format), QDir::toNativeSeparators(outPath))
                         .arg(data.attempts.size());
+            } catch (const engine::Error& e) {
+                o.error = e.message();
+            } catch (const std::exception& e) {
+                o.error = tr("Export failed: %1").arg(QString::fromUtf8(e.what()));
+            }
+            return o;
+        },
+        [this](ExportOutcome o) {
+            Q_EMIT finished(o.error, o.error.isEmpty() ? o.summary : QString());
+        });
+}
+
+void ExportRunner::startKernelBenchRuns(const QString& databasePath,
+                                        const report::ExportFilter& filter, const QString& dir) {
+    m_tracker.start(
+        [databasePath, filter, dir]() {
+            ExportOutcome o;
+            try {
+                db::Database database(databasePath.toStdString(), db::Database::Access::ReadOnly);
+                const auto data = report::loadReportData(
+                    database.connection(), filter,
+                    report::loadOptionsFor(report::ExportFormat::KernelBench));
+                QStringList written;
+                o.error = report::writeKernelBenchRuns(dir, data, &written);
+                o.summary = tr("Wrote KernelBench run folders to %1 (%2 files, %3 attempts).")
+                                .arg(QDir::toNativeSeparators(dir))
+                                .arg(written.size())
+                                .arg(data.attempts.size());
             } catch (const engine::Error& e) {
                 o.error = e.message();
             } catch (const std::exception& e) {

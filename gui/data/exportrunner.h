@@ -28,6 +28,10 @@ GuiExportFilter exportFilterFor(const ResultsFilterProxy& proxy, db::Id runScope
 // nullopt when the sides are not that.
 std::optional<GuiExportFilter> compareExportFilter(const CompareSide& a, const CompareSide& b);
 
+// The selection of the KernelBench run-folder export: every model and level of the run in
+// scope (0 = every run).
+GuiExportFilter kernelBenchRunsFilter(db::Id runScope);
+
 // "report.html", "leaderboard.md", "attempts.csv", ... for a format.
 QString defaultExportFileName(report::ExportFormat format);
 
@@ -39,6 +43,12 @@ public:
     void start(const QString& databasePath, report::ExportFormat format,
                const report::ExportFilter& filter, const QString& outPath,
                const report::HtmlOptions& html = {});
+    // KernelBench's layout for every model and level of the selection: one run folder
+    // <dir>/<model>_level<L>/eval_results.json each and the index kbstudio_runs.json, as
+    // `kbstudio-cli export --format kernelbench --out DIR/`. A run folder already in dir is
+    // never written over: the export is refused and dir left as it was.
+    void startKernelBenchRuns(const QString& databasePath, const report::ExportFilter& filter,
+                              const QString& dir);
     bool isRunning() const { return m_tracker.isRunning(); }
 
 Q_SIGNALS:

@@ -1,6 +1,7 @@
 #include "suitespage.h"
 
 #include "data/catalogwriter.h"
+#include "data/suitefileimport.h"
 #include "models/suitetasksmodel.h"
 #include "pages/pythonhighlighter.h"
 
@@ -81,6 +82,10 @@ SuitesPage::SuitesPage(QWidget* parent)
     auto* importButton = new QPushButton(tr("Import folder…"), this);
     importButton->setToolTip(
         tr("A KernelBench problem folder (level1/, level2/, …) or a folder with suite.json"));
+    auto* jsonlButton = new QPushButton(tr("Import JSON lines…"), this);
+    jsonlButton->setToolTip(
+        tr("A JSON-lines file in the columns of KernelBench's Hugging Face dataset: "
+           "{\"name\", \"level\", \"problem_id\", \"code\"} per line (docs/import.md)"));
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Suite:"), this));
@@ -89,6 +94,7 @@ SuitesPage::SuitesPage(QWidget* parent)
     bar->addWidget(m_flags);
     bar->addWidget(m_search, 1);
     bar->addWidget(importButton);
+    bar->addWidget(jsonlButton);
 
     m_proxy->setSourceModel(m_tasks);
     m_proxy->setSortRole(SuiteTasksModel::SortRole);
@@ -143,10 +149,13 @@ SuitesPage::SuitesPage(QWidget* parent)
     m_splitter->setSizes({600, 560});
 
     m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::PlainText); // import problems quote the files they concern
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_empty->setWordWrap(true);
     m_empty->setText(
-        tr("No suites yet. Import a KernelBench folder (Import folder…), or run the demo, which "
-           "imports the sample suite."));
+        tr("No suites yet. Import a KernelBench folder (Import folder…) or a JSON-lines file of "
+           "KernelBench's dataset (Import JSON lines…), or run the demo, which imports the sample "
+           "suite."));
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
@@ -165,6 +174,7 @@ SuitesPage::SuitesPage(QWidget* parent)
         filterOf(m_proxy)->refresh();
     });
     connect(importButton, &QPushButton::clicked, this, &SuitesPage::importWithDialog);
+    connect(jsonlButton, &QPushButton::clicked, this, &SuitesPage::importJsonlWithDialog);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { showTask(current); });
     setCatalog(nullptr);
@@ -254,11 +264,24 @@ QString SuitesPage::importFolder(const QString& folder) {
         return tr("Open a database first.");
     QString summary;
     const QString error = importSuiteFolder(m_databasePath, folder, {}, &summary);
+    showImportOutcome(error, summary);
+    return error;
+}
+
+QString SuitesPage::importJsonl(const QString& file) {
+    if (m_databasePath.isEmpty())
+        return tr("Open a database first.");
+    QString summary;
+    const QString error = importSuiteJsonl(m_databasePath, file, {}, &summary);
+    showImportOutcome(error, summary);
+    return error;
+}
+
+void SuitesPage::showImportOutcome(const QString& error, const QString& summary) {
     m_status->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("color: #c62828;"));
     m_status->setText(error.isEmpty() ? summary : error);
     if (error.isEmpty())
         Q_EMIT catalogChanged();
-    return error;
 }
 
 void SuitesPage::importWithDialog() {
@@ -267,6 +290,16 @@ void SuitesPage::importWithDialog() {
                          : QFileDialog::getExistingDirectory(this, tr("Import a suite folder"));
     if (!folder.isEmpty())
         importFolder(folder);
+}
+
+void SuitesPage::importJsonlWithDialog() {
+    const QString file =
+        jsonlDialogHook
+            ? jsonlDialogHook()
+            : QFileDialog::getOpenFileName(this, tr("Import a suite from JSON lines"), QString(),
+                                           tr("JSON lines (*.jsonl *.json);;All files (*)"));
+    if (!file.isEmpty())
+        importJsonl(file);
 }
 
 QString SuitesPage::sourceText() const {

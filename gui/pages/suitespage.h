@@ -1,5 +1,6 @@
 #pragma once
-// Suites & tasks: import a suite folder (KernelBench levels or suite.json), browse its tasks
+// Suites & tasks: import a suite folder (KernelBench levels or suite.json) or a JSON-lines file
+// of KernelBench's Hugging Face dataset, browse its tasks
 // with level, operators and validation flags, and read a task's highlighted source and its
 // stored baselines per GPU.
 
@@ -38,6 +39,11 @@ public:
     QString importFolder(const QString& folder);
     // Tests choose the folder through this hook instead of a file dialog.
     std::function<QString()> folderDialogHook;
+    // Imports a JSON-lines file ({"name", "level", "problem_id", "code"} per line); a file with
+    // any unusable line is refused whole and the page shows every problem.
+    QString importJsonl(const QString& file);
+    // Tests choose the file through this hook instead of a file dialog.
+    std::function<QString()> jsonlDialogHook;
 
     SuiteTasksModel* tasksModel() const { return m_tasks; }
     QSortFilterProxyModel* proxy() const { return m_proxy; }
@@ -54,10 +60,12 @@ Q_SIGNALS:
 
 public Q_SLOTS:
     void importWithDialog();
+    void importJsonlWithDialog();
 
 private:
     void showTask(const QModelIndex& proxyIndex);
     void fillSuites();
+    void showImportOutcome(const QString& error, const QString& summary);
 
     QString m_databasePath;
     CatalogPtr m_catalog;

@@ -1,6 +1,7 @@
 // File → Export: the Results page's filter becomes the export filter, the export is written off
 // the GUI thread by the same code as `kbstudio-cli export`, errors come back readable; and the
-// window's shortcuts (Ctrl+1..N, Ctrl+E) and empty catalog pages.
+// window's shortcuts (Ctrl+1..N, Ctrl+E) and empty catalog pages; and KernelBench's layout,
+// one run folder per model and level, never written over.
 
 #include "app/mainwindow.h"
 #include "guifixture.h"
@@ -9,7 +10,9 @@
 #include "pages/resultspage.h"
 
 #include <QAction>
+#include <QDir>
 #include <QFile>
+#include <QJsonDocument>
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QTest>
@@ -105,6 +108,49 @@ private Q_SLOTS:
         QVERIFY(done.at(2).at(0).toString().contains(QStringLiteral("one model")));
         QVERIFY(!QFile::exists(kb));
         QVERIFY(window.errorText().contains(QStringLiteral("one model")));
+    }
+
+    void kernelBenchRunFoldersOfEveryModel() {
+        MainWindow window;
+        QSignalSpy applied(&window, &MainWindow::snapshotApplied);
+        window.openDatabase(m_fixture.path());
+        QTRY_COMPARE_WITH_TIMEOUT(applied.size(), 1, 10000);
+        window.setRunScope(m_fixture.run1());
+        // the Results page's model filter does not narrow "every model"
+        window.resultsPage()->setModelFilter(QStringLiteral("demo-b"));
+
+        QSignalSpy done(&window, &MainWindow::exportFinished);
+        const QString dir = m_out.filePath(QStringLiteral("kbruns"));
+        window.exportKernelBenchRunsTo(dir);
+        QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 10000);
+        QVERIFY2(done.at(0).at(0).toString().isEmpty(), qPrintable(done.at(0).at(0).toString()));
+        QVERIFY2(done.at(0).at(1).toString().contains(QStringLiteral("(7 files, 8 attempts)")),
+                 qPrintable(done.at(0).at(1).toString()));
+        QStringList folders = QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        QCOMPARE(folders,
+                 (QStringList{QStringLiteral("demo-a_level1"), QStringLiteral("demo-a_level2"),
+                              QStringLiteral("demo-a_level3"), QStringLiteral("demo-b_level1"),
+                              QStringLiteral("demo-b_level2"), QStringLiteral("demo-b_level3")}));
+        for (const QString& folder : folders) {
+            QFile results(QDir(dir).filePath(folder + QStringLiteral("/eval_results.json")));
+            QVERIFY2(results.open(QIODevice::ReadOnly), qPrintable(folder));
+            QVERIFY(QJsonDocument::fromJson(results.readAll()).isObject());
+        }
+        QFile index(QDir(dir).filePath(QStringLiteral("kbstudio_runs.json")));
+        QVERIFY(index.open(QIODevice::ReadOnly));
+        const QByteArray indexBytes = index.readAll();
+        index.close();
+        QVERIFY(indexBytes.contains("demo-b_level3"));
+
+        // a second export into the same folder is refused and changes nothing
+        window.exportKernelBenchRunsTo(dir);
+        QTRY_COMPARE_WITH_TIMEOUT(done.size(), 2, 10000);
+        const QString error = done.at(1).at(0).toString();
+        QVERIFY2(error.contains(QStringLiteral("exists already")), qPrintable(error));
+        QVERIFY(window.errorText().contains(QStringLiteral("exists already")));
+        QVERIFY(index.open(QIODevice::ReadOnly));
+        QCOMPARE(index.readAll(), indexBytes);
+        QCOMPARE(QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot), folders);
     }
 
     void comparePageExportsThePairedComparison() {

@@ -1,6 +1,6 @@
 // The Suites & tasks page: operators read from a source, the tasks model (levels, validation
 // flags, baselines) under the tester, filters, the task view, and importing a KernelBench
-// folder into the open database.
+// folder or a JSON-lines file of KernelBench's dataset into the open database.
 
 #include "data/catalogloader.h"
 #include "guifixture.h"
@@ -38,6 +38,14 @@ def get_inputs():
 def get_init_inputs():
     return []
 )";
+
+// The import tests' fixtures (tests/engine/imports): three KernelBench problems as JSON lines.
+const QString kImportFixtures = QStringLiteral(KBSTUDIO_TEST_DATA_DIR "/../engine/imports");
+
+QByteArray firstLineOf(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readLine() : QByteArray();
+}
 
 gui::CatalogPtr catalogOf(const QString& path) {
     const auto r = gui::loadCatalogFile(path);
@@ -160,6 +168,76 @@ private Q_SLOTS:
 
         QVERIFY(page.importFolder(dir.filePath(QStringLiteral("missing"))).size() > 0);
         QCOMPARE(changed.count(), 1);
+    }
+
+    void importsAJsonLinesSuite() {
+        test::GuiFixture fixture;
+        gui::SuitesPage page;
+        QAbstractItemModelTester tester(page.tasksModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        page.setDatabasePath(fixture.path());
+        QSignalSpy changed(&page, &gui::SuitesPage::catalogChanged);
+        page.jsonlDialogHook = []() -> QString {
+            return kImportFixtures + QStringLiteral("/suite.jsonl");
+        };
+        page.importJsonlWithDialog();
+        QVERIFY2(changed.count() == 1, qPrintable(page.statusText()));
+        QVERIFY2(page.statusText().contains(QStringLiteral("Imported 3 task(s) into 'suite'")),
+                 qPrintable(page.statusText()));
+
+        const auto c = catalogOf(fixture.path());
+        QCOMPARE(c->suites.size(), size_t(2));
+        page.setCatalog(c);
+        const auto imported = std::find_if(c->suites.begin(), c->suites.end(),
+                                           [](const auto& s) { return s.name == "suite"; });
+        QVERIFY(imported != c->suites.end());
+        page.setSuite(imported->id);
+        QCOMPARE(page.tasksModel()->rowCount(), 3);
+        QStringList keys;
+        for (int row = 0; row < page.tasksModel()->rowCount(); ++row)
+            keys << test::text(page.tasksModel(), row, gui::SuiteTasksModel::KeyColumn);
+        keys.sort();
+        QCOMPARE(keys, (QStringList{QStringLiteral("L1_19"), QStringLiteral("L1_23"),
+                                    QStringLiteral("L2_5")}));
+        page.setLevelFilter(2);
+        QCOMPARE(page.proxy()->rowCount(), 1);
+    }
+
+    void malformedJsonLinesStoreNothing_data() {
+        QTest::addColumn<QByteArray>("lines");
+        QTest::addColumn<QString>("expected");
+        const QByteArray good = firstLineOf(kImportFixtures + QStringLiteral("/suite.jsonl"));
+        // one good line does not carry a broken one in: the file is refused whole
+        QTest::newRow("bad level") << good + R"({"name": "5_X", "level": 9, "problem_id": 5, )"
+                                             R"("code": "class Model: pass"})"
+                                             "\n"
+                                   << QStringLiteral("bad.jsonl:2");
+        QTest::newRow("not json") << good + "{not json\n" << QStringLiteral("bad.jsonl:2");
+        QTest::newRow("no usable task") << QByteArray("[1, 2\n") << QStringLiteral("bad.jsonl");
+    }
+
+    void malformedJsonLinesStoreNothing() {
+        QFETCH(QByteArray, lines);
+        QFETCH(QString, expected);
+        test::GuiFixture fixture;
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("bad.jsonl"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(lines);
+        f.close();
+
+        gui::SuitesPage page;
+        page.setDatabasePath(fixture.path());
+        QSignalSpy changed(&page, &gui::SuitesPage::catalogChanged);
+        const QString error = page.importJsonl(file);
+        QVERIFY(!error.isEmpty());
+        QCOMPARE(page.statusText(), error);
+        QVERIFY2(error.contains(expected), qPrintable(error));
+        QCOMPARE(changed.count(), 0);
+        const auto c = catalogOf(fixture.path());
+        QCOMPARE(c->suites.size(), size_t(1)); // only the fixture's "sample"
+        QCOMPARE(c->suites.front().name, std::string("sample"));
     }
 };
 
