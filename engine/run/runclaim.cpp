@@ -68,4 +68,14 @@ RunClaim claimRun(db::Connection& conn, db::Id runId, EngineLease& lease) {
     return claim;
 }
 
+int giveBackRun(db::Connection& conn, db::Id runId, const std::string& owner,
+                const std::optional<std::string>& failure) {
+    db::LeaseRepository leases(conn);
+    const int requeued = leases.requeueOwned(runId, owner);
+    if (failure)
+        db::RunRepository(conn).setRunStatus(runId, "failed", *failure);
+    leases.releaseRun(owner);
+    return requeued;
+}
+
 } // namespace kb::engine

@@ -8,6 +8,8 @@
 
 #include <QString>
 #include <QStringList>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace kb::engine {
@@ -28,5 +30,11 @@ class EngineLease;
 // Throws Error when there is no such run, another live engine holds it, or it asks for an
 // unknown backend (the claim is released then); db::Error on the database.
 RunClaim claimRun(db::Connection& conn, db::Id runId, EngineLease& lease);
+
+// Gives the run back: the attempts in the hands of `owner` are queued again and its lease on the
+// run released; with a failure the run is marked failed too (resuming continues it). Returns how
+// many attempts were queued again. Throws db::Error.
+int giveBackRun(db::Connection& conn, db::Id runId, const std::string& owner,
+                const std::optional<std::string>& failure);
 
 } // namespace kb::engine

@@ -6,9 +6,6 @@
 #include "db/leaserepository.h"
 #include "db/queuerepository.h"
 #include "db/runrepository.h"
-#include "generation/feedback.h"
-#include "generation/sessionfactory.h"
-#include "imports/candidateimport.h"
 #include "providers/redaction.h"
 #include "run/attemptgenerator.h"
 #include "run/attemptjob.h"
@@ -21,8 +18,6 @@
 #include "scheduler/executor.h"
 
 #include <QDir>
-#include <QFile>
-#include <QJsonDocument>
 #include <QTimer>
 #include <set>
 
@@ -232,22 +227,31 @@ void RunEngine::abortRun(const QString& message) {
         return;
     Q_EMIT logLine(QStringLiteral("run %1 %2").arg(runId).arg(message));
     emitProgress();
+    leaveRun(message);
+    Q_EMIT runFinished(runId, QStringLiteral("failed"), message);
+}
+
+void RunEngine::leaveRun(const std::optional<QString>& failure) {
+    const db::Id runId = m_runId;
     m_cancelling = true;
     killAll();
     try {
-        db::LeaseRepository leases(m_db->connection());
-        leases.requeueOwned(runId, ownerId().toStdString());
-        db::RunRepository(m_db->connection()).setRunStatus(runId, "failed", message.toStdString());
-        leases.releaseRun(ownerId().toStdString());
+        const int requeued =
+            giveBackRun(m_db->connection(), runId, ownerId().toStdString(),
+                        failure ? std::optional(failure->toStdString()) : std::nullopt);
+        if (!failure && requeued > 0)
+            Q_EMIT logLine(QStringLiteral("run %1: %2 attempt(s) in flight queued again")
+                               .arg(runId)
+                               .arg(requeued));
     } catch (const db::Error& e) {
-        Q_EMIT logLine(QStringLiteral("cannot record the end of run %1: %2")
+        Q_EMIT logLine((failure ? QStringLiteral("cannot record the end of run %1: %2")
+                                : QStringLiteral("cannot release run %1: %2"))
                            .arg(runId)
                            .arg(QString::fromUtf8(e.what())));
     }
     m_runId = 0;
     m_paused = false;
     m_cancelling = false;
-    Q_EMIT runFinished(runId, QStringLiteral("failed"), message);
 }
 
 void RunEngine::onNoCandidate(const std::shared_ptr<Job>& job, const QString& message) {
@@ -635,27 +639,8 @@ void RunEngine::killAll() {
 }
 
 void RunEngine::stop() {
-    if (m_runId == 0)
-        return;
-    const db::Id runId = m_runId;
-    m_cancelling = true;
-    killAll();
-    try {
-        db::LeaseRepository leases(m_db->connection());
-        const int requeued = leases.requeueOwned(runId, ownerId().toStdString());
-        leases.releaseRun(ownerId().toStdString());
-        if (requeued > 0)
-            Q_EMIT logLine(QStringLiteral("run %1: %2 attempt(s) in flight queued again")
-                               .arg(runId)
-                               .arg(requeued));
-    } catch (const db::Error& e) {
-        Q_EMIT logLine(QStringLiteral("cannot release run %1: %2")
-                           .arg(runId)
-                           .arg(QString::fromUtf8(e.what())));
-    }
-    m_runId = 0;
-    m_paused = false;
-    m_cancelling = false;
+    if (m_runId != 0)
+        leaveRun(std::nullopt);
 }
 
 void RunEngine::shutdownScheduling() {

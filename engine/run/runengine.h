@@ -99,6 +99,9 @@ private:
     // Ends the run as failed now (in-flight work queued again), e.g. a provider refusing every
     // request; --resume continues it.
     void abortRun(const QString& message);
+    // Gives the run back (in-flight work killed and queued again, the lease released); with a
+    // failure, the run is marked failed.
+    void leaveRun(const std::optional<QString>& failure);
     QString buildCacheDir() const;
     void emitProgress();
     void finishRun(const QString& status, QString message);
