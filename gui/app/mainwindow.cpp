@@ -33,6 +33,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -225,6 +226,10 @@ void MainWindow::createActions() {
         fileMenu->addAction(tr("&Import candidates…"), this, &MainWindow::importCandidatesDialog);
     importCandidatesAction->setToolTip(
         tr("Evaluate kernels written elsewhere: a KernelBench run folder or a JSON-lines file"));
+    auto* evaluateAction = fileMenu->addAction(tr("E&valuate the run in scope…"), this,
+                                               &MainWindow::evaluateRunInScopeDialog);
+    evaluateAction->setToolTip(tr("Evaluate the queued attempts of a stored run (an imported run "
+                                  "not started yet, or an interrupted one)"));
     fileMenu->addSeparator();
     auto* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -471,6 +476,40 @@ db::Id MainWindow::importCandidates(const CandidateImportRequest& request, Impor
     if (error->isEmpty())
         m_status->setText(stored);
     return result.runId;
+}
+
+QString MainWindow::evaluateRun(db::Id runId, bool inBackground) {
+    if (m_databasePath.isEmpty())
+        return tr("Open a database first.");
+    if (runId == 0)
+        return tr("Choose one run (the scope) to evaluate.");
+    if (!inBackground && m_engine && m_engine->isRunning())
+        return tr("This window is already running a run; evaluate this one in the background.");
+    const QString error = startRun(runId, inBackground);
+    if (error.isEmpty())
+        showStartedRun(runId);
+    return error;
+}
+
+void MainWindow::evaluateRunInScopeDialog() {
+    const db::Id runId = runScope();
+    if (m_databasePath.isEmpty() || runId == 0) {
+        showError(tr("Choose one run in the scope box (or on the Runs page) to evaluate."));
+        return;
+    }
+    QMessageBox box(QMessageBox::Question, tr("Evaluate run %1").arg(runId),
+                    tr("Evaluate the queued attempts of run %1 in this window, or in the "
+                       "background (kbstudio-cli run --resume %1)?")
+                        .arg(runId),
+                    QMessageBox::Cancel, this);
+    auto* here = box.addButton(tr("In this window"), QMessageBox::AcceptRole);
+    auto* background = box.addButton(tr("In the background"), QMessageBox::AcceptRole);
+    box.exec();
+    if (box.clickedButton() != here && box.clickedButton() != background)
+        return;
+    const QString error = evaluateRun(runId, box.clickedButton() == background);
+    if (!error.isEmpty())
+        showError(error);
 }
 
 void MainWindow::importCandidatesDialog() {

@@ -115,6 +115,10 @@ public:
     // (detached kbstudio-cli); shows the monitor. Returns the run id, or 0 with *error set.
     db::Id launchRun(const RunPlan& plan, bool inBackground, QString* error);
     engine::RunEngine* runEngine() const { return m_engine.get(); }
+    // Evaluates a stored run (an imported one not started yet, or one interrupted) here or in
+    // the background, as `kbstudio-cli run --resume ID`; shows the monitor. Empty string or a
+    // readable error.
+    QString evaluateRun(db::Id runId, bool inBackground);
 
 public Q_SLOTS:
     void reload();
@@ -122,6 +126,7 @@ public Q_SLOTS:
     void exportWithDialog();
     void exportKernelBenchRunsWithDialog();
     void importCandidatesDialog();
+    void evaluateRunInScopeDialog();
     void openDatabaseDialog();
     void showAttempt(kb::db::Id attemptId);
 

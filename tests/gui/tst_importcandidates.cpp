@@ -211,6 +211,37 @@ private Q_SLOTS:
         QVERIFY2(error.contains(QStringLiteral("'nope'")), qPrintable(error));
     }
 
+    void storedRunIsEvaluatedLater() {
+        test::GuiFixture fixture;
+        importSuite(fixture.path());
+        QFile candidates(fixture.dir() + QStringLiteral("/later.jsonl"));
+        QVERIFY(candidates.open(QIODevice::WriteOnly));
+        candidates.write(R"({"task": "L1_23", "code": "print('no kernel here')\n"})"
+                         "\n");
+        candidates.close();
+        MainWindow window;
+        open(window, fixture.path());
+        QString error;
+        const db::Id runId = window.importCandidates(
+            request(candidates.fileName(), QStringLiteral("later")), ImportedRunStart::No, &error);
+        QVERIFY2(runId > 0, qPrintable(error));
+        QVERIFY(!window.runEngine());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.snapshot() && window.snapshot()->findRun(runId) && !window.isLoading(), 10000);
+        QCOMPARE(window.evaluateRun(0, false),
+                 QStringLiteral("Choose one run (the scope) to evaluate."));
+        error = window.evaluateRun(window.runScope(), /*inBackground=*/false);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(window.currentPage(), MainWindow::MonitorPageIndex);
+        QVERIFY(window.runEngine());
+        QSignalSpy finished(window.runEngine(), &engine::RunEngine::runFinished);
+        QVERIFY2(finished.wait(240000) || finished.size() == 1, "the run did not finish");
+        QCOMPARE(finished.at(0).at(0).toLongLong(), qint64(runId));
+        const auto attempts = attemptsOf(fixture.path(), runId);
+        QCOMPARE(attempts.size(), std::size_t(1));
+        QCOMPARE(attempts[0].status, std::string("done"));
+    }
+
     void importedRunIsEvaluatedInTheWindow() {
         test::GuiFixture fixture;
         importSuite(fixture.path());
@@ -238,6 +269,8 @@ private Q_SLOTS:
         QCOMPARE(attempts[0].status, std::string("done"));
         QVERIFY2(attempts[0].verdict != "pending" && attempts[0].verdict != "correct",
                  attempts[0].verdict.c_str());
+        qInfo("verdict of a candidate without a kernel: %s (%s)", attempts[0].verdict.c_str(),
+              attempts[0].message.c_str());
         QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() && window.snapshot()->findRun(runId) &&
                                      window.snapshot()->findRun(runId)->finished == 1 &&
                                      !window.isLoading(),
