@@ -2,7 +2,6 @@
 
 #include "core/error.h"
 #include "db/catalogrepository.h"
-#include "db/evaluationrepository.h"
 #include "db/leaserepository.h"
 #include "db/queuerepository.h"
 #include "db/runrepository.h"
@@ -12,14 +11,12 @@
 #include "run/phaseclassification.h"
 #include "run/phaseexecution.h"
 #include "run/runclaim.h"
-#include "run/runcontrol.h"
 #include "run/runcreation.h"
 #include "run/turntracker.h"
 #include "scheduler/executor.h"
 
 #include <QDir>
 #include <QTimer>
-#include <set>
 
 namespace kb::engine {
 
@@ -221,63 +218,6 @@ void RunEngine::onProviderFailed(const std::shared_ptr<Job>& job, const QString&
     QTimer::singleShot(0, this, &RunEngine::pump);
 }
 
-void RunEngine::abortRun(const QString& message) {
-    const db::Id runId = m_runId;
-    if (runId == 0)
-        return;
-    Q_EMIT logLine(QStringLiteral("run %1 %2").arg(runId).arg(message));
-    emitProgress();
-    leaveRun(message);
-    Q_EMIT runFinished(runId, QStringLiteral("failed"), message);
-}
-
-void RunEngine::leaveRun(const std::optional<QString>& failure) {
-    const db::Id runId = m_runId;
-    m_cancelling = true;
-    killAll();
-    try {
-        const int requeued =
-            giveBackRun(m_db->connection(), runId, ownerId().toStdString(),
-                        failure ? std::optional(failure->toStdString()) : std::nullopt);
-        if (!failure && requeued > 0)
-            Q_EMIT logLine(QStringLiteral("run %1: %2 attempt(s) in flight queued again")
-                               .arg(runId)
-                               .arg(requeued));
-    } catch (const db::Error& e) {
-        Q_EMIT logLine((failure ? QStringLiteral("cannot record the end of run %1: %2")
-                                : QStringLiteral("cannot release run %1: %2"))
-                           .arg(runId)
-                           .arg(QString::fromUtf8(e.what())));
-    }
-    m_runId = 0;
-    m_paused = false;
-    m_cancelling = false;
-}
-
-void RunEngine::onNoCandidate(const std::shared_ptr<Job>& job, const QString& message) {
-    job->generationSlot.reset();
-    try {
-        if (job->turns.best()) {
-            // A later turn gave nothing (a refusal, an error): the attempt keeps its best result,
-            // already stored with the evaluation that produced it.
-            const auto& b = *job->turns.best();
-            db::RunRepository(m_db->connection())
-                .finishAttempt(job->attempt.id, "done", b.attemptVerdict,
-                               b.attemptMessage + " (refinement stopped: " + message.toStdString() +
-                                   ")");
-            announceFinished(job, toQ(b.attemptVerdict), toQ(b.attemptMessage), b.suspicious,
-                             b.speedupEager);
-        } else {
-            job->code.clear();
-            finishWithoutResult(job, QStringLiteral("no_candidate"), message);
-        }
-    } catch (const db::Error& e) {
-        failOnDatabase(QStringLiteral("cannot store attempt %1").arg(job->attempt.id), e);
-        return;
-    }
-    QTimer::singleShot(0, this, &RunEngine::pump);
-}
-
 void RunEngine::startPhase(const std::shared_ptr<Job>& job, bool buildPhase) {
     if (!db::QueueRepository(m_db->connection())
              .advanceAttempt(job->attempt.id, buildPhase ? "building" : "evaluating")) {
@@ -357,57 +297,6 @@ void RunEngine::onPhaseFinished(const std::shared_ptr<Job>& job, bool buildPhase
     QTimer::singleShot(0, this, &RunEngine::pump);
 }
 
-void RunEngine::finishWithRecord(const std::shared_ptr<Job>& job, db::EvaluationRecord record) {
-    if (m_generator->continueAfter(job, record))
-        return;
-    bindRecordToAttempt(record, job->attempt.id, job->code);
-    try {
-        db::EvaluationRepository(m_db->connection()).store(record);
-    } catch (const db::Error& e) {
-        Q_EMIT logLine(QStringLiteral("cannot store attempt %1: %2")
-                           .arg(job->attempt.id)
-                           .arg(QString::fromUtf8(e.what())));
-        m_inFlight.removeAll(job);
-        finishRun(QStringLiteral("failed"), QString::fromUtf8(e.what()));
-        return;
-    }
-    announceFinished(job, toQ(record.attemptVerdict), toQ(record.attemptMessage), record.suspicious,
-                     record.speedupEager);
-}
-
-void RunEngine::finishWithoutResult(const std::shared_ptr<Job>& job, const QString& verdict,
-                                    const QString& message) {
-    // The harness failing is the instrument's fault, not the candidate's: the attempt can be
-    // retried.
-    const bool ours = isOperationalVerdict(verdict);
-    if (!job->code.isEmpty()) {
-        finishWithRecord(job, resultlessRecord(verdict, message, m_settings));
-        return;
-    }
-    db::RunRepository(m_db->connection())
-        .finishAttempt(job->attempt.id, ours ? "failed" : "done", verdict.toStdString(),
-                       message.toStdString());
-    announceFinished(job, verdict, message, false, std::nullopt);
-}
-
-void RunEngine::announceFinished(const std::shared_ptr<Job>& job, const QString& verdict,
-                                 const QString& message, bool suspicious,
-                                 std::optional<double> speedupEager) {
-    m_inFlight.removeAll(job);
-    ++m_finishedThisSession;
-    AttemptResult r;
-    r.runId = m_runId;
-    r.attemptId = job->attempt.id;
-    r.model = toQ(job->attempt.modelName);
-    r.task = toQ(job->attempt.taskKey);
-    r.verdict = verdict;
-    r.message = message;
-    r.suspicious = suspicious;
-    r.speedupEager = speedupEager;
-    Q_EMIT attemptFinished(r);
-    emitProgress();
-}
-
 RunProgress RunEngine::progressSnapshot() {
     RunProgress p;
     p.runId = m_runId;
@@ -430,152 +319,6 @@ RunProgress RunEngine::progressSnapshot() {
 void RunEngine::emitProgress() {
     if (m_runId != 0)
         Q_EMIT progress(progressSnapshot());
-}
-
-void RunEngine::cancel() {
-    if (m_runId == 0)
-        return;
-    m_cancelling = true;
-    killAll();
-    try {
-        cancelRun(m_db->connection(), m_runId);
-    } catch (const db::Error& e) {
-        failOnDatabase(QStringLiteral("cannot cancel run %1").arg(m_runId), e);
-        return;
-    }
-    finishRun(QStringLiteral("cancelled"), QStringLiteral("cancelled by the user"));
-}
-
-void RunEngine::finishRun(const QString& status, QString message) {
-    const db::Id runId = m_runId;
-    if (runId == 0)
-        return;
-    emitProgress();
-    killAll();
-    QString reported = status;
-    try {
-        db::RunRepository(m_db->connection())
-            .setRunStatus(runId, status.toStdString(), message.toStdString());
-        db::LeaseRepository(m_db->connection()).releaseRun(ownerId().toStdString());
-    } catch (const db::Error& e) {
-        Q_EMIT logLine(QStringLiteral("cannot record the end of run %1: %2")
-                           .arg(runId)
-                           .arg(QString::fromUtf8(e.what())));
-        message += QStringLiteral(
-            ". The run stopped; what was stored is intact, and it resumes from there once the "
-            "database can be written again");
-        // a run the database would not call finished is not reported finished either
-        if (reported == QLatin1String("finished"))
-            reported = QStringLiteral("stopped");
-        // The database takes no writes: step back so the run can be taken over at once.
-        m_lease->stepBack();
-    }
-    m_runId = 0;
-    m_paused = false;
-    Q_EMIT runFinished(runId, reported, message);
-}
-
-// --- Scheduling: heartbeat, control flags, retries ---------------------------------------------
-
-void RunEngine::onLeaseRenewed() {
-    if (m_runId == 0)
-        return;
-    try {
-        pollControl();
-    } catch (const db::Error& e) {
-        failOnDatabase(QStringLiteral("cannot renew the engine's lease"), e);
-    }
-}
-
-void RunEngine::onLeaseRenewFailed(const QString& error) {
-    if (m_runId != 0)
-        failOnDatabase(QStringLiteral("cannot renew the engine's lease"),
-                       db::Error(error.toStdString()));
-    else
-        Q_EMIT logLine(QStringLiteral("cannot renew the engine's heartbeat: %1").arg(error));
-}
-
-void RunEngine::pollControl() {
-    if (m_runId == 0)
-        return;
-    auto& conn = m_db->connection();
-    db::QueueRepository queue(conn);
-    const std::string status = queue.runStatus(m_runId);
-    if (status == "cancelled") {
-        m_cancelling = true;
-        killAll();
-        cancelRun(conn, m_runId);
-        finishRun(QStringLiteral("cancelled"), QStringLiteral("cancelled by the user"));
-        return;
-    }
-    bool changed = false;
-    if (status == "paused" && !m_paused) {
-        m_paused = true;
-        m_pausedSignalled = false;
-        Q_EMIT logLine(
-            QStringLiteral("run %1 paused: the attempts in flight finish, nothing new starts")
-                .arg(m_runId));
-        changed = true;
-    } else if (status != "paused" && m_paused) {
-        m_paused = false;
-        Q_EMIT logLine(QStringLiteral("run %1 resumed").arg(m_runId));
-        changed = true;
-    }
-    // Attempts cancelled one by one (a model, a task): stop what is in flight for them.
-    std::vector<db::Id> ids;
-    for (const auto& job : std::as_const(m_inFlight))
-        ids.push_back(job->attempt.id);
-    const std::set<db::Id> cancelled = cancelledAmong(conn, ids);
-    const auto inFlight = m_inFlight;
-    for (const auto& job : inFlight) {
-        if (cancelled.count(job->attempt.id) > 0) {
-            dropJob(job);
-            changed = true;
-        }
-    }
-    if (changed) {
-        emitProgress();
-        QTimer::singleShot(0, this, &RunEngine::pump);
-    }
-}
-
-bool RunEngine::applyControl(const QString& failure, const std::function<void()>& change) {
-    if (m_runId == 0)
-        return false;
-    try {
-        change();
-        pollControl();
-        return true;
-    } catch (const db::Error& e) {
-        failOnDatabase(failure, e);
-        return false;
-    }
-}
-
-void RunEngine::pause() {
-    applyControl(QStringLiteral("cannot pause run %1").arg(m_runId),
-                 [this] { pauseRun(m_db->connection(), m_runId); });
-}
-
-void RunEngine::resume() {
-    applyControl(QStringLiteral("cannot resume run %1").arg(m_runId),
-                 [this] { resumeRun(m_db->connection(), m_runId); });
-}
-
-int RunEngine::cancelModel(const QString& model) {
-    int n = 0;
-    const bool ok = applyControl(QStringLiteral("cannot cancel model %1").arg(model), [&] {
-        n = cancelRunAttempts(m_db->connection(), m_runId, model.toStdString(), {});
-    });
-    return ok ? n : 0;
-}
-
-int RunEngine::cancelTask(const QString& taskKey) {
-    int n = 0;
-    const bool ok = applyControl(QStringLiteral("cannot cancel task %1").arg(taskKey), [&] {
-        n = cancelRunAttempts(m_db->connection(), m_runId, {}, taskKey.toStdString());
-    });
-    return ok ? n : 0;
 }
 
 bool RunEngine::retryLater(const std::shared_ptr<Job>& job, bool buildPhase,
@@ -636,33 +379,6 @@ void RunEngine::killAll() {
     m_inFlight.clear();
     m_building = m_evaluating = 0;
     m_generator->releaseAll();
-}
-
-void RunEngine::stop() {
-    if (m_runId != 0)
-        leaveRun(std::nullopt);
-}
-
-void RunEngine::shutdownScheduling() {
-    stop();
-    m_lease->stepBack();
-}
-
-void RunEngine::failOnDatabase(const QString& what, const std::exception& e) {
-    const QString message =
-        QStringLiteral("%1: %2. The run stopped; what was stored is intact, and it resumes "
-                       "from there once the database can be written again")
-            .arg(what, QString::fromUtf8(e.what()));
-    Q_EMIT logLine(message);
-    const db::Id runId = m_runId;
-    m_cancelling = true;
-    killAll();
-    m_runId = 0;
-    m_paused = false;
-    // Step back, so another engine (or this one later) can take the run over at once.
-    m_lease->stepBack();
-    if (runId != 0)
-        Q_EMIT runFinished(runId, QStringLiteral("failed"), message);
 }
 
 } // namespace kb::engine
