@@ -348,7 +348,16 @@ class StopTests(_JudgeBase):
         doc = self.result("judge_timer_resume.py")
         self.assertNotRejectedStatically(doc)
         self.assertIn("adv-timer helpers 2", doc["worker_log_tail"], lib.describe(doc))
-        self.assertCaught(doc, "rejected", rule="runtime-escaped-stop")
+        if doc["verdict"] == "rejected":
+            self.assertCaught(doc, "rejected", rule="runtime-escaped-stop")
+            return
+        # rejected as a rule. On a machine so loaded that a stop always lands while the timer's
+        # SIGCONT is pending (which flushes it), the helpers never run beside the reference:
+        # then the attack gains nothing. A successful one doubles the reference's median, so
+        # the bound is tighter than assertNoGain's.
+        self.assertEqual(doc["verdict"], "correct", lib.describe(doc))
+        base = self.speedup(self.assertHonest())
+        self.assertLess(self.speedup(doc), 1.5 * base, lib.describe(doc))
 
 
 class OpenAttackTests(_JudgeBase):
