@@ -14,6 +14,7 @@
 #include "progressline.h"
 #include "report/leaderboardformat.h"
 #include "report/runsettingssummary.h"
+#include "run/enginelease.h"
 #include "run/runengine.h"
 #include "runsummary.h"
 #include "scheduler/enginepresence.h"
@@ -443,7 +444,7 @@ int runCommand(const QStringList& args) {
             // created: the GUI's launcher hands its runs to a background `run --resume`.
             const auto stored = db::RunRepository(engine.database().connection()).run(runId);
             QString error;
-            if (stored && stored->status != "created") {
+            if (stored && stored->runStatus() != db::RunStatus::Created) {
                 if (const auto spec = specLike(databasePath(p), runId, &error)) {
                     if (preflightFails(*spec, QStringLiteral("the run was not resumed")))
                         return 1;
@@ -512,13 +513,13 @@ int runCommand(const QStringList& args) {
             return 128 + (sig ? sig : SIGINT);
         }
         out(QStringLiteral("run %1 %2\n\n").arg(runId).arg(finalStatus));
-        if (finalStatus != QLatin1String("finished") && !finalMessage.isEmpty())
+        if (finalStatus != engine::statusName(db::RunStatus::Finished) && !finalMessage.isEmpty())
             QTextStream(stderr) << "error: " << finalMessage << fileSizeLimitNote(finalMessage)
                                 << '\n';
         out(report::runSettingsText({*run}));
         out(report::formatLeaderboardText(
             engine::leaderboardFor(engine.database().connection(), runId)));
-        int exitCode = finalStatus == QLatin1String("finished") ? 0 : 1;
+        int exitCode = finalStatus == engine::statusName(db::RunStatus::Finished) ? 0 : 1;
         out(operationalSummary(engine.database().connection(), runId, databasePath(p), &exitCode));
         return exitCode;
     } catch (const engine::Error& e) {
@@ -556,7 +557,8 @@ int statusCommand(const QStringList& args) {
             QStringList parts;
             for (const auto& [status, n] : counts) {
                 total += n;
-                if (status != "done" && status != "failed" && status != "cancelled")
+                const auto known = db::parseAttemptStatus(status);
+                if (!known || !db::isFinished(*known))
                     unfinished += n;
                 parts << QStringLiteral("%1 %2").arg(n).arg(QString::fromStdString(status));
             }
@@ -569,7 +571,7 @@ int statusCommand(const QStringList& args) {
                     .arg(priority != 0 ? QStringLiteral("  (priority %1)").arg(priority)
                                        : QString()));
             out(QStringLiteral("    settings: %1\n").arg(report::runSettingsLine(r)));
-            auto holder = leases.holderOf(r.id, now, 12.0);
+            auto holder = leases.holderOf(r.id, now, engine::kEngineLeaseSeconds);
             if (holder && engine::engineKnownDead(*holder))
                 holder.reset();
             if (holder) {
@@ -579,12 +581,13 @@ int statusCommand(const QStringList& args) {
                         .arg(holder->pid)
                         .arg(QString::fromStdString(queue.runBackend(r.id)))
                         .arg(now - holder->heartbeatAt, 0, 'f', 1));
-            } else if (unfinished > 0 && (r.status == "running" || r.status == "created")) {
+            } else if (unfinished > 0 && (r.runStatus() == db::RunStatus::Running ||
+                                          r.runStatus() == db::RunStatus::Created)) {
                 out(QStringLiteral("    no engine is working on it: kbstudio-cli serve --db FILE, "
                                    "or run --resume %1\n")
                         .arg(r.id));
             }
-            if (holder || r.status == "running") {
+            if (holder || r.runStatus() == db::RunStatus::Running) {
                 const auto t = queue.throughput(r.id, 600);
                 const double rate = t.attemptsPerMinute();
                 const QString eta =

@@ -107,7 +107,7 @@ int controlCommand(const QString& command, const QStringList& args) {
         if (ended)
             return fail(QStringLiteral("run %1 is already %2").arg(runId).arg(status));
         if (command == QLatin1String("pause")) {
-            if (status == QLatin1String("paused")) {
+            if (run->runStatus() == db::RunStatus::Paused) {
                 out(QStringLiteral("run %1 is already paused\n").arg(runId));
                 return 0;
             }
@@ -116,7 +116,7 @@ int controlCommand(const QString& command, const QStringList& args) {
             return 0;
         }
         if (command == QLatin1String("resume")) {
-            if (status != QLatin1String("paused")) {
+            if (run->runStatus() != db::RunStatus::Paused) {
                 out(QStringLiteral("run %1 is not paused (%2)\n").arg(runId).arg(status));
                 return 0;
             }

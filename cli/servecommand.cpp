@@ -3,6 +3,7 @@
 #include "clioptions.h"
 #include "core/error.h"
 #include "db/leaserepository.h"
+#include "run/enginelease.h"
 #include "run/runengine.h"
 #include "scheduler/enginepresence.h"
 
@@ -116,10 +117,14 @@ int serveCommand(const QStringList& args) {
                  QStringLiteral("S"), QStringLiteral("5")});
     p.addOption(
         {QStringLiteral("exit-when-idle"), QStringLiteral("Exit once no run is left to work on.")});
-    p.addOption({QStringLiteral("heartbeat-ms"), QStringLiteral("Heartbeat period (default 2000)."),
-                 QStringLiteral("MS"), QStringLiteral("2000")});
-    p.addOption({QStringLiteral("lease"), QStringLiteral("Lease length in seconds (default 12)."),
-                 QStringLiteral("S"), QStringLiteral("12")});
+    const QString heartbeatMsDefault = QString::number(engine::kEngineHeartbeatMs);
+    const QString leaseDefault = QString::number(engine::kEngineLeaseSeconds);
+    p.addOption({QStringLiteral("heartbeat-ms"),
+                 QStringLiteral("Heartbeat period (default %1).").arg(heartbeatMsDefault),
+                 QStringLiteral("MS"), heartbeatMsDefault});
+    p.addOption({QStringLiteral("lease"),
+                 QStringLiteral("Lease length in seconds (default %1).").arg(leaseDefault),
+                 QStringLiteral("S"), leaseDefault});
     int code = 0;
     if (!parseCommandLine(p, args, QStringLiteral("serve"), code))
         return code;

@@ -1,5 +1,7 @@
 #include "runrepository.h"
 
+#include "statussql.h"
+
 namespace kb::db {
 namespace {
 
@@ -108,7 +110,8 @@ Id RunRepository::createRun(const RunRow& run, const std::vector<Id>& modelIds,
                             const std::vector<Id>& taskIds, int samplesPerTask) {
     Transaction tx(m_conn);
     Statement ins(m_conn, "INSERT INTO runs(name, suite_id, mode, settings_json, status) "
-                          "VALUES (?,?,?,?,'created')");
+                          "VALUES (?,?,?,?," +
+                              sqlLiteral(RunStatus::Created) + ")");
     ins.bind(1, run.name).bind(2, run.suiteId).bind(3, run.mode).bind(4, run.settingsJson);
     ins.exec();
     const Id runId = m_conn.lastInsertId();
@@ -143,20 +146,24 @@ std::optional<RunRow> RunRepository::run(Id runId) {
 }
 
 void RunRepository::setRunStatus(Id runId, const std::string& status, const std::string& message) {
-    Statement q(m_conn, "UPDATE runs SET status = ?1, message = ?2, "
-                        "started_at = CASE WHEN ?1 = 'running' AND started_at IS NULL "
-                        "  THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE started_at END, "
-                        "finished_at = CASE WHEN ?1 IN ('finished','failed','cancelled') "
-                        "  THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE NULL END "
-                        "WHERE id = ?3");
-    if (status == "finished") {
+    Statement q(m_conn,
+                "UPDATE runs SET status = ?1, message = ?2, "
+                "started_at = CASE WHEN ?1 = " +
+                    sqlLiteral(RunStatus::Running) +
+                    " AND started_at IS NULL "
+                    "  THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE started_at END, "
+                    "finished_at = CASE WHEN ?1 IN " +
+                    sqlList({RunStatus::Finished, RunStatus::Failed, RunStatus::Cancelled}) +
+                    "  THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') ELSE NULL END "
+                    "WHERE id = ?3");
+    if (parseRunStatus(status) == RunStatus::Finished) {
         // A run is finished when each of its attempts has ended; one still queued or half-way
         // (e.g. unreadable from a damaged file) means the engine stopped early, not that it is
         // done.
         Statement open(
-            m_conn,
-            "SELECT count(*), coalesce(sum(status = 'queued'), 0) FROM attempts "
-            "WHERE run_id = ? AND status IN ('queued','generating','building','evaluating')");
+            m_conn, "SELECT count(*), coalesce(sum(status = " + sqlLiteral(AttemptStatus::Queued) +
+                        "), 0) FROM attempts WHERE run_id = ? AND status IN " +
+                        sqlPendingAttemptStatuses());
         open.bind(1, runId);
         open.step();
         if (open.int64(0) > 0) {
@@ -256,8 +263,9 @@ std::vector<TaskSummaryRow> RunRepository::taskSummaries(Id runId) {
 
 std::vector<Id> RunRepository::queuedAttemptIds(Id runId) {
     Statement q(m_conn, "SELECT a.id FROM attempts a JOIN tasks t ON t.id = a.task_id "
-                        "WHERE a.run_id = ? AND a.status = 'queued' "
-                        "ORDER BY t.level, t.task_key, a.model_id, a.sample_index");
+                        "WHERE a.run_id = ? AND a.status = " +
+                            sqlLiteral(AttemptStatus::Queued) +
+                            " ORDER BY t.level, t.task_key, a.model_id, a.sample_index");
     q.bind(1, runId);
     std::vector<Id> out;
     while (q.step())
@@ -276,16 +284,17 @@ std::map<std::string, int> RunRepository::statusCounts(Id runId) {
 
 int RunRepository::requeueInterrupted(Id runId) {
     Transaction tx(m_conn);
-    constexpr const char* kInterrupted = "SELECT id FROM attempts WHERE run_id = ?1 AND status IN "
-                                         "('generating','building','evaluating')";
+    const std::string interrupted =
+        "SELECT id FROM attempts WHERE run_id = ?1 AND status IN " + sqlActiveAttemptStatuses();
     for (const char* table : {"evaluations", "candidates", "turns", "findings"}) {
         Statement del(m_conn, std::string("DELETE FROM ") + table + " WHERE attempt_id IN (" +
-                                  kInterrupted + ")");
+                                  interrupted + ")");
         del.bind(1, runId).exec();
     }
-    Statement q(m_conn, "UPDATE attempts SET status = 'queued', verdict = 'pending', message = '', "
-                        "started_at = NULL WHERE run_id = ?1 AND status IN "
-                        "('generating','building','evaluating')");
+    Statement q(m_conn, "UPDATE attempts SET status = " + sqlLiteral(AttemptStatus::Queued) +
+                            ", verdict = 'pending', message = '', "
+                            "started_at = NULL WHERE run_id = ?1 AND status IN " +
+                            sqlActiveAttemptStatuses());
     q.bind(1, runId).exec();
     const int n = m_conn.changes();
     tx.commit();
@@ -295,8 +304,10 @@ int RunRepository::requeueInterrupted(Id runId) {
 void RunRepository::setAttemptStatus(Id attemptId, const std::string& status) {
     Statement q(m_conn,
                 "UPDATE attempts SET status = ?1, started_at = CASE WHEN started_at IS NULL "
-                "AND ?1 <> 'queued' THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') "
-                "ELSE started_at END WHERE id = ?2");
+                "AND ?1 <> " +
+                    sqlLiteral(AttemptStatus::Queued) +
+                    " THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') "
+                    "ELSE started_at END WHERE id = ?2");
     q.bind(1, status).bind(2, attemptId).exec();
 }
 

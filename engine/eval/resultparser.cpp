@@ -392,7 +392,7 @@ ParsedResult parseHarnessResult(const QByteArray& json, const EvalSettings& sett
     }
     rec.attemptVerdict = attemptVerdict.toStdString();
     rec.attemptMessage = message.toStdString();
-    rec.attemptStatus = "done";
+    rec.attemptStatus = db::toString(db::AttemptStatus::Done);
     out.ok = true;
     return out;
 }

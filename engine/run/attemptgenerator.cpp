@@ -92,7 +92,7 @@ bool AttemptGenerator::continueAfter(const JobPtr& job, db::EvaluationRecord& re
     if (!job->turns.absorb(record, job->session && job->session->canContinue(), g))
         return false;
     const QString feedback = feedbackText(record, g.turns - job->turns.evaluatedTurns());
-    record.attemptStatus = "generating";
+    record.attemptStatus = db::toString(db::AttemptStatus::Generating);
     bindRecordToAttempt(record, job->attempt.id, job->code);
     // The bookkeeping of the record itself (the evaluation of this turn) is untouched above:
     // only the attempt's summary follows the best turn.

@@ -27,9 +27,9 @@ void RunEngine::onNoCandidate(const std::shared_ptr<Job>& job, const QString& me
             // already stored with the evaluation that produced it.
             const auto& b = *job->turns.best();
             db::RunRepository(m_db->connection())
-                .finishAttempt(job->attempt.id, "done", b.attemptVerdict,
-                               b.attemptMessage + " (refinement stopped: " + message.toStdString() +
-                                   ")");
+                .finishAttempt(
+                    job->attempt.id, db::toString(db::AttemptStatus::Done), b.attemptVerdict,
+                    b.attemptMessage + " (refinement stopped: " + message.toStdString() + ")");
             announceFinished(job, toQ(b.attemptVerdict), toQ(b.attemptMessage), b.suspicious,
                              b.speedupEager);
         } else {
@@ -54,7 +54,7 @@ void RunEngine::finishWithRecord(const std::shared_ptr<Job>& job, db::Evaluation
                            .arg(job->attempt.id)
                            .arg(QString::fromUtf8(e.what())));
         m_inFlight.removeAll(job);
-        finishRun(QStringLiteral("failed"), QString::fromUtf8(e.what()));
+        finishRun(db::RunStatus::Failed, QString::fromUtf8(e.what()));
         return;
     }
     announceFinished(job, toQ(record.attemptVerdict), toQ(record.attemptMessage), record.suspicious,
@@ -71,8 +71,9 @@ void RunEngine::finishWithoutResult(const std::shared_ptr<Job>& job, const QStri
         return;
     }
     db::RunRepository(m_db->connection())
-        .finishAttempt(job->attempt.id, ours ? "failed" : "done", verdict.toStdString(),
-                       message.toStdString());
+        .finishAttempt(job->attempt.id,
+                       db::toString(ours ? db::AttemptStatus::Failed : db::AttemptStatus::Done),
+                       verdict.toStdString(), message.toStdString());
     announceFinished(job, verdict, message, false, std::nullopt);
 }
 

@@ -126,7 +126,8 @@ db::EvaluationRecord resultlessRecord(const QString& verdict, const QString& mes
         QJsonDocument(settings.toJson()).toJson(QJsonDocument::Compact).toStdString();
     record.attemptVerdict = verdict.toStdString();
     record.attemptMessage = message.toStdString();
-    record.attemptStatus = isOperationalVerdict(verdict) ? "failed" : "done";
+    record.attemptStatus = db::toString(isOperationalVerdict(verdict) ? db::AttemptStatus::Failed
+                                                                      : db::AttemptStatus::Done);
     return record;
 }
 

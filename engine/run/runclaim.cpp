@@ -63,7 +63,7 @@ RunClaim claimRun(db::Connection& conn, db::Id runId, EngineLease& lease) {
     }
     claim.requeuedInterrupted = leases.requeueExpired(runId, owner, now);
     claim.requeuedOperational = requeueOperationalFailures(conn, runId);
-    runs.setRunStatus(runId, "running");
+    runs.setRunStatus(runId, db::toString(db::RunStatus::Running));
     claim.queued = queue.queuedAttempts(runId);
     return claim;
 }
@@ -73,7 +73,7 @@ int giveBackRun(db::Connection& conn, db::Id runId, const std::string& owner,
     db::LeaseRepository leases(conn);
     const int requeued = leases.requeueOwned(runId, owner);
     if (failure)
-        db::RunRepository(conn).setRunStatus(runId, "failed", *failure);
+        db::RunRepository(conn).setRunStatus(runId, db::toString(db::RunStatus::Failed), *failure);
     leases.releaseRun(owner);
     return requeued;
 }

@@ -6,21 +6,24 @@
 namespace kb::engine {
 
 bool isEndedRunStatus(const std::string& status) {
-    return status == "finished" || status == "failed" || status == "cancelled";
+    // Unknown names are not ended: only a stored end counts.
+    const auto parsed = db::parseRunStatus(status);
+    return parsed && !db::isLive(*parsed);
 }
 
 void pauseRun(db::Connection& conn, db::Id runId) {
-    db::RunRepository(conn).setRunStatus(runId, "paused");
+    db::RunRepository(conn).setRunStatus(runId, db::toString(db::RunStatus::Paused));
 }
 
 void resumeRun(db::Connection& conn, db::Id runId) {
-    db::RunRepository(conn).setRunStatus(runId, "running");
+    db::RunRepository(conn).setRunStatus(runId, db::toString(db::RunStatus::Running));
 }
 
 int cancelRun(db::Connection& conn, db::Id runId) {
     db::Transaction tx(conn);
     const int n = db::QueueRepository(conn).cancelAttempts(runId, {}, {}, kCancelledByUser);
-    db::RunRepository(conn).setRunStatus(runId, "cancelled", kCancelledByUser);
+    db::RunRepository(conn).setRunStatus(runId, db::toString(db::RunStatus::Cancelled),
+                                         kCancelledByUser);
     tx.commit();
     return n;
 }
@@ -41,7 +44,7 @@ int cancelRunAttempts(db::Connection& conn, db::Id runId, const std::string& mod
 std::set<db::Id> cancelledAmong(db::Connection& conn, const std::vector<db::Id>& attemptIds) {
     std::set<db::Id> out;
     for (const auto& [id, status] : db::QueueRepository(conn).attemptStatuses(attemptIds))
-        if (status == "cancelled")
+        if (db::attemptStatusFromString(status) == db::AttemptStatus::Cancelled)
             out.insert(id);
     return out;
 }

@@ -18,7 +18,7 @@ void RunEngine::abortRun(const QString& message) {
     Q_EMIT logLine(QStringLiteral("run %1 %2").arg(runId).arg(message));
     emitProgress();
     leaveRun(message);
-    Q_EMIT runFinished(runId, QStringLiteral("failed"), message);
+    Q_EMIT runFinished(runId, statusName(db::RunStatus::Failed), message);
 }
 
 void RunEngine::leaveRun(const std::optional<QString>& failure) {
@@ -55,19 +55,19 @@ void RunEngine::cancel() {
         failOnDatabase(QStringLiteral("cannot cancel run %1").arg(m_runId), e);
         return;
     }
-    finishRun(QStringLiteral("cancelled"), QStringLiteral("cancelled by the user"));
+    finishRun(db::RunStatus::Cancelled, QStringLiteral("cancelled by the user"));
 }
 
-void RunEngine::finishRun(const QString& status, QString message) {
+void RunEngine::finishRun(db::RunStatus status, QString message) {
     const db::Id runId = m_runId;
     if (runId == 0)
         return;
     emitProgress();
     killAll();
-    QString reported = status;
+    QString reported = statusName(status);
     try {
         db::RunRepository(m_db->connection())
-            .setRunStatus(runId, status.toStdString(), message.toStdString());
+            .setRunStatus(runId, db::toString(status), message.toStdString());
         db::LeaseRepository(m_db->connection()).releaseRun(ownerId().toStdString());
     } catch (const db::Error& e) {
         Q_EMIT logLine(QStringLiteral("cannot record the end of run %1: %2")
@@ -76,8 +76,9 @@ void RunEngine::finishRun(const QString& status, QString message) {
         message += QStringLiteral(
             ". The run stopped; what was stored is intact, and it resumes from there once the "
             "database can be written again");
-        // a run the database would not call finished is not reported finished either
-        if (reported == QLatin1String("finished"))
+        // A run the database would not call finished is not reported finished either. "stopped"
+        // is no stored state: it tells the listener that the run ended here without one.
+        if (status == db::RunStatus::Finished)
             reported = QStringLiteral("stopped");
         // The database takes no writes: step back so the run can be taken over at once.
         m_lease->stepBack();
@@ -111,7 +112,7 @@ void RunEngine::failOnDatabase(const QString& what, const std::exception& e) {
     // Step back, so another engine (or this one later) can take the run over at once.
     m_lease->stepBack();
     if (runId != 0)
-        Q_EMIT runFinished(runId, QStringLiteral("failed"), message);
+        Q_EMIT runFinished(runId, statusName(db::RunStatus::Failed), message);
 }
 
 } // namespace kb::engine

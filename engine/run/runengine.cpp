@@ -142,7 +142,7 @@ void RunEngine::pump() {
     if (m_runId == 0)
         return;
     if (m_pending.isEmpty() && m_toBuild.isEmpty() && m_built.isEmpty() && m_inFlight.isEmpty()) {
-        finishRun(QStringLiteral("finished"), {});
+        finishRun(db::RunStatus::Finished, {});
     } else if (m_paused && m_inFlight.isEmpty() && !m_pausedSignalled) {
         m_pausedSignalled = true;
         emitProgress();
@@ -162,7 +162,7 @@ void RunEngine::prepare(db::Id attemptId) {
         return;
     job->attempt = *attempt;
     job->task = *task;
-    runs.setAttemptStatus(attemptId, "generating");
+    runs.setAttemptStatus(attemptId, db::toString(db::AttemptStatus::Generating));
     job->dir = QStringLiteral("%1/run-%2/attempt-%3").arg(m_workRoot).arg(m_runId).arg(attemptId);
     QDir(job->dir).removeRecursively();
     QDir().mkpath(job->dir);
@@ -220,7 +220,9 @@ void RunEngine::onProviderFailed(const std::shared_ptr<Job>& job, const QString&
 
 void RunEngine::startPhase(const std::shared_ptr<Job>& job, bool buildPhase) {
     if (!db::QueueRepository(m_db->connection())
-             .advanceAttempt(job->attempt.id, buildPhase ? "building" : "evaluating")) {
+             .advanceAttempt(job->attempt.id,
+                             db::toString(buildPhase ? db::AttemptStatus::Building
+                                                     : db::AttemptStatus::Evaluating))) {
         dropJob(job); // cancelled while it waited
         QTimer::singleShot(0, this, &RunEngine::pump);
         return;

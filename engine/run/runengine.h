@@ -104,7 +104,7 @@ private:
     void leaveRun(const std::optional<QString>& failure);
     QString buildCacheDir() const;
     void emitProgress();
-    void finishRun(const QString& status, QString message);
+    void finishRun(db::RunStatus status, QString message);
     // Scheduling helpers (leases, control flags, executors, retries).
     void onLeaseRenewed();
     void onLeaseRenewFailed(const QString& error);

@@ -36,23 +36,23 @@ void RunEngine::pollControl() {
         return;
     auto& conn = m_db->connection();
     db::QueueRepository queue(conn);
-    const std::string status = queue.runStatus(m_runId);
-    if (status == "cancelled") {
+    const db::RunStatus status = db::runStatusFromString(queue.runStatus(m_runId));
+    if (status == db::RunStatus::Cancelled) {
         m_cancelling = true;
         killAll();
         cancelRun(conn, m_runId);
-        finishRun(QStringLiteral("cancelled"), QStringLiteral("cancelled by the user"));
+        finishRun(db::RunStatus::Cancelled, QStringLiteral("cancelled by the user"));
         return;
     }
     bool changed = false;
-    if (status == "paused" && !m_paused) {
+    if (status == db::RunStatus::Paused && !m_paused) {
         m_paused = true;
         m_pausedSignalled = false;
         Q_EMIT logLine(
             QStringLiteral("run %1 paused: the attempts in flight finish, nothing new starts")
                 .arg(m_runId));
         changed = true;
-    } else if (status != "paused" && m_paused) {
+    } else if (status != db::RunStatus::Paused && m_paused) {
         m_paused = false;
         Q_EMIT logLine(QStringLiteral("run %1 resumed").arg(m_runId));
         changed = true;

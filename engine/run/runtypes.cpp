@@ -3,17 +3,17 @@
 namespace kb::engine {
 
 void RunProgress::setStatusCounts(const std::map<std::string, int>& counts) {
-    auto get = [&](const char* k) {
-        auto it = counts.find(k);
+    auto get = [&](db::AttemptStatus status) {
+        auto it = counts.find(db::toString(status));
         return it == counts.end() ? 0 : it->second;
     };
-    queued = get("queued");
-    generating = get("generating");
-    building = get("building");
-    evaluating = get("evaluating");
-    done = get("done");
-    failed = get("failed");
-    cancelled = get("cancelled");
+    queued = get(db::AttemptStatus::Queued);
+    generating = get(db::AttemptStatus::Generating);
+    building = get(db::AttemptStatus::Building);
+    evaluating = get(db::AttemptStatus::Evaluating);
+    done = get(db::AttemptStatus::Done);
+    failed = get(db::AttemptStatus::Failed);
+    cancelled = get(db::AttemptStatus::Cancelled);
     total = 0;
     for (const auto& [k, v] : counts)
         total += v;

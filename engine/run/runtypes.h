@@ -14,6 +14,11 @@
 
 namespace kb::engine {
 
+// The stored name of a run state, as the engine's signals (runFinished) carry it.
+inline QString statusName(db::RunStatus status) {
+    return QString::fromLatin1(db::toString(status));
+}
+
 struct RunSpec {
     QString name;
     QString suite;      // suite name in the database

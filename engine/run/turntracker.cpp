@@ -25,11 +25,11 @@ bool TurnTracker::absorb(db::EvaluationRecord& record, bool sessionCanContinue,
     ++m_evaluatedTurns;
     // The instrument failing is not the candidate's doing: no feedback on it, no best from it.
     // An earlier turn's result stands; without one the attempt fails (and may be retried).
-    if (record.attemptStatus == "failed") {
+    if (db::attemptStatusFromString(record.attemptStatus) == db::AttemptStatus::Failed) {
         if (m_best) {
             const std::string why = record.evaluation.message;
             followBest(record, *m_best);
-            record.attemptStatus = "done";
+            record.attemptStatus = db::toString(db::AttemptStatus::Done);
             record.attemptMessage = m_best->attemptMessage + " (refinement stopped: " + why + ")";
         }
         return false;

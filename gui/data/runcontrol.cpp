@@ -28,11 +28,11 @@ QString controlRunInDatabase(const QString& databasePath, db::Id runId, RunActio
             return tr("Run %1 is already %2.").arg(runId).arg(QString::fromStdString(status));
         switch (action) {
         case RunAction::Pause:
-            if (status != "paused")
+            if (run->runStatus() != db::RunStatus::Paused)
                 engine::pauseRun(conn, runId);
             break;
         case RunAction::Resume:
-            if (status != "paused")
+            if (run->runStatus() != db::RunStatus::Paused)
                 return tr("Run %1 is not paused.").arg(runId);
             engine::resumeRun(conn, runId);
             break;
