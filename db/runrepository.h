@@ -25,8 +25,8 @@ public:
                  int samplesPerTask);
     std::vector<RunRow> runs();
     std::optional<RunRow> run(Id runId);
-    // Throws RunNotFinishedError, changing nothing, when asked for "finished" while some attempt
-    // of the run is queued or in progress (or the run has none).
+    // Throws RunNotFinishedError, changing nothing, when asked for RunStatus::Finished while some
+    // attempt of the run is queued or in progress (or the run has none).
     void setRunStatus(Id runId, const std::string& status, const std::string& message = {});
 
     // Attempts of a run (all runs when runId is 0), with model and task names joined.
