@@ -232,14 +232,25 @@ class NameAndNumberTests(unittest.TestCase):
 
 class TargetTests(unittest.TestCase):
     """The profiled process's build, construction and forward calls (the evaluator's worker
-    code, run in-process), on the CPU: what the GPU run does before its profiled calls."""
+    code, run in-process), on the CPU: what the GPU run does before its profiled calls.
+
+    The profiled process builds in a folder of its own, as profile.profile() gives it (never
+    the judge's shared build cache, whose entries only the judge's build service writes: an
+    entry written there without its record is discarded by the next evaluation, even while
+    this build is still writing it)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls._builds = tempfile.TemporaryDirectory(prefix="kbharness-profile-build-")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._builds.cleanup()
 
     def run_target(self, candidate):
-        from harness_testlib import BUILD_DIR
-
         with tempfile.TemporaryDirectory(prefix="kbharness-test-") as tmp:
             spec = {"task_path": RELU_TASK, "candidate_path": candidate, "device": "cpu", "init_seed": 1,
-                    "input_seed": 2, "num_threads": 1, "allow_tf32": False, "build_dir": BUILD_DIR,
+                    "input_seed": 2, "num_threads": 1, "allow_tf32": False, "build_dir": self._builds.name,
                     "build_for": "cpu", "warmup": 2, "profiled_calls": 0,
                     "status_path": os.path.join(tmp, "status.json")}
             path = os.path.join(tmp, "spec.json")
