@@ -360,6 +360,37 @@ class StopTests(_JudgeBase):
         self.assertLess(self.speedup(doc), 1.5 * base, lib.describe(doc))
 
 
+class HoldTests(_JudgeBase):
+    """CPU mode: a side is stopped from the moment its reply arrives until its next call is
+    sent, so the judge reads the output and writes the next inputs while nothing of the
+    candidate runs. Before, a native helper could go on writing the output after the reply,
+    racing the judge's read, and run while the judge wrote the next call's inputs (where it
+    could start on them before the call's sample begins)."""
+
+    def test_output_finished_after_the_reply(self):
+        self.assertHonest()
+        doc = self.result("judge_late_output.py")
+        self.assertNotRejectedStatically(doc)
+        self.assertTrue(doc["correctness"]["passed"], lib.describe(doc))
+        if doc["verdict"] == "incorrect":
+            self.assertCaught(doc, "incorrect", message="non-finite value")
+            return
+        # half the product after the reply cannot be done within the judge's reaction to the
+        # reply (measured: 0.1-0.3 ms against the helper's 1 ms); whatever the helper finishes
+        # before the reply lengthens the call's round trip, which the sample is held to
+        self.assertNoGain(doc)
+
+    def test_candidate_never_runs_while_the_judge_prepares(self):
+        doc = self.assertHonest("judge_early_start.py")
+        seen = [line for line in (doc.get("worker_log_tail") or "").splitlines() if line.startswith("adv-early ")]
+        self.assertTrue(seen, lib.describe(doc))
+        polls, torn = (int(field.split("=")[1]) for field in seen[-1].split()[1:3])
+        # the watcher ran between calls (it polls while the call runs), and never once found
+        # the next call's inputs half-written (measured without the hold: 59 of 60 calls)
+        self.assertGreater(polls, 100, seen[-1])
+        self.assertEqual(torn, 0, seen[-1])
+
+
 class OpenAttackTests(_JudgeBase):
     """Attacks not caught yet, kept runnable by hand and left out of CTest: a test here fails
     while its attack succeeds. See the harness README's threat model, "Limits"."""

@@ -239,6 +239,67 @@ class ProcessSetTests(unittest.TestCase):
             proc.wait()
             proc.stdout.close()
 
+    def test_freeze_stops_every_task_and_thaw_resumes_them(self):
+        """freeze() returns with every task stopped, children made since the last freeze
+        included; thaw() lets exactly those go again."""
+        code = ("import os, sys, time\n"
+                "print('ready', flush=True)\n"
+                "sys.stdin.readline()\n"
+                "if os.fork() == 0:\n"
+                "    while True:\n"
+                "        pass\n"
+                "print('forked', flush=True)\n"
+                "while True:\n"
+                "    pass\n")
+        proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                text=True, start_new_session=True)
+        try:
+            self.assertEqual(proc.stdout.readline().strip(), "ready")
+            ps = procset.ProcessSet(proc.pid, sandboxed=False)
+            self.assertEqual(ps.freeze(), [])
+            self.assertEqual(ps.awake(), [])
+            ps.thaw()
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            self.assertEqual(proc.stdout.readline().strip(), "forked")
+            self.assertEqual(ps.freeze(), [])
+            members = ps.members()
+            self.assertEqual(len(members), 2, members)
+            self.assertEqual(ps.awake(), [])
+            ps.thaw()
+            time.sleep(0.05)
+            self.assertEqual(sorted(p for p, _, _ in ps.awake()), members)
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            proc.stdin.close()
+            proc.stdout.close()
+
+    def test_freeze_never_signals_a_process_that_is_gone(self):
+        """The members the last freeze saw are signalled first through pidfds: one that
+        exited since is skipped, never a process that took its pid."""
+        proc = subprocess.Popen([sys.executable, "-c", "print('ready', flush=True)\nimport sys\nsys.stdin.readline()\n"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True)
+        self.assertEqual(proc.stdout.readline().strip(), "ready")
+        ps = procset.ProcessSet(proc.pid, sandboxed=False)
+        self.assertEqual(ps.freeze(), [])
+        ps.thaw()
+        proc.stdin.write("bye\n")
+        proc.stdin.flush()
+        proc.wait(10)
+        proc.stdin.close()
+        proc.stdout.close()
+        sent = []
+        real = procset.os.kill
+        procset.os.kill = lambda pid, sig: sent.append(pid)
+        try:
+            self.assertEqual(ps.freeze(), [])
+        finally:
+            procset.os.kill = real
+        self.assertEqual(sent, [])
+        self.assertEqual(ps.members(), [])
+        ps.close()
+
 
 class PrecisionProbeTests(unittest.TestCase):
     class MatMul(torch.nn.Module):

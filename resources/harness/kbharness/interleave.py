@@ -30,7 +30,10 @@ to which call. So nothing the worker says is taken on its word:
   has, found from outside: procset.py), and on a GPU the judge waits until the GPU is idle
   before the reference's block starts, so the candidate cannot slow the reference down.
 - **CPU mode**: the CPU time of every process of the candidate over its blocks, read from
-  /proc, must fit the threads it was given (hidden parallelism is rejected).
+  /proc, must fit the threads it was given (hidden parallelism is rejected); and every side
+  is held stopped from the moment its reply arrives until its next call is sent, so the
+  output read is the one the call returned and nothing of the candidate runs while the
+  judge reads outputs and writes inputs (``_hold``).
 """
 
 import math
@@ -107,7 +110,7 @@ class Side:
         self.unavailable = None
         # where the judge's time went (ms, summed over counted calls and blocks)
         self.diag = {"prepare_ms": 0.0, "round_trip_ms": 0.0, "sketch_ms": 0.0, "calls_ms": 0.0, "stop_ms": 0.0,
-                     "quiet_ms": 0.0, "calls": 0}
+                     "quiet_ms": 0.0, "hold_ms": 0.0, "calls": 0}
 
 
 class InterleavedTiming:
@@ -142,6 +145,8 @@ class InterleavedTiming:
             self.cpu_budget = confine.timing_cpus(getattr(ev, "worker_cpus", None), getattr(ev, "num_threads", 1),
                                                   salt=os.getpid())
         self.narrowed_tasks = 0
+        # CPU mode: a side is stopped from each reply until the next call is sent (see _call)
+        self.hold = not self.cuda
 
     # -- slots --------------------------------------------------------------
     def bind(self, side: Side, inputs: Sequence[Any], directory: str) -> None:
@@ -199,12 +204,23 @@ class InterleavedTiming:
         t0 = time.perf_counter()
         scalars = self._prepare(side, key)
         header = {"cmd": "call", "scalars": scalars, "variant": side.variant}
+        replied = []
+
+        def on_reply():
+            replied.append(time.perf_counter())
+            self._hold(side)
+
+        if self.hold:
+            side.procs.thaw()
         t1 = time.perf_counter()
         try:
-            reply, _ = side.worker.call(header, b"", timeout, "timed call")
+            reply, _ = side.worker.call(header, b"", timeout, "timed call", on_reply=on_reply if self.hold else None)
+        except TimingAborted:
+            raise
         except Exception as e:  # WorkerFailure
             kind = getattr(e, "kind", "crash")
             raise TimingAborted("timeout" if kind == "timeout" else "runtime_error", getattr(e, "message", str(e)))
+        t2 = replied[0] if replied else time.perf_counter()
         if not reply.get("ok"):
             raise TimingAborted("runtime_error", "forward raised %s during timing" % reply.get("error", "?"))
         py = reply.get("py_threads")
@@ -216,7 +232,7 @@ class InterleavedTiming:
         ms, host = reply.get("ms"), reply.get("host_ms")
         if not _number(ms) or not _number(host):
             raise TimingAborted("runtime_error", "the worker returned a malformed timing sample")
-        t2 = time.perf_counter()
+        t3 = time.perf_counter()
         _, outs = self.slots[side.name]
         if side.variant != "compile":
             # read at once: an output written after the call returned is not this call's output
@@ -230,9 +246,28 @@ class InterleavedTiming:
         d = side.diag
         d["prepare_ms"] += (t1 - t0) * 1000.0
         d["round_trip_ms"] += (t2 - t1) * 1000.0
-        d["sketch_ms"] += (time.perf_counter() - t2) * 1000.0
+        d["hold_ms"] += (t3 - t2) * 1000.0
+        d["sketch_ms"] += (time.perf_counter() - t3) * 1000.0
         d["calls"] += 1
         return float(ms), float(host)
+
+    def _hold(self, side):
+        """CPU mode: stop the side the moment it replies, before its output is read, and keep
+        it stopped until its next call is sent. A call's output is what the slot holds when
+        the call returns: a helper that went on writing it after the reply (a thread, a
+        process sharing the memory, a mapping of the slot file) is stopped before the judge
+        reads, so an unfinished output fails the call; and no work of the candidate runs
+        while the judge reads and prepares, where its time would fall on no clock. Both
+        sides alike, trusted ones too. A candidate task that cannot be stopped resumed
+        itself (SIGSTOP holds only until a SIGCONT)."""
+        awake = side.procs.freeze()
+        if awake and not side.trusted:
+            pid, tid, state = awake[0]
+            raise TimingAborted(
+                "rejected", "%d task(s) of the candidate kept running after its call returned and the judge stopped "
+                            "it to read the output (task %d of process %d in state %s): it resumed itself" % (
+                                len(awake), tid, pid, state),
+                rule="runtime-escaped-stop")
 
     def _read_outputs(self, outs):
         """The output slots' contents: CUDA slots as they are (read on the device), file
@@ -284,7 +319,8 @@ class InterleavedTiming:
         others = [s for s in self.sides if s is not side and s.unavailable is None]
         for other in others:
             self._still_stopped(other, other.procs.settle(), side)
-        side.procs.cont()
+        if not self.hold:
+            side.procs.cont()
         for k in warm_keys:
             self._call(side, k, timeout)
             self._others_stopped(others, side)
@@ -415,7 +451,8 @@ class InterleavedTiming:
         for side in self.sides:
             keys = ["w%d" % i for i in range(max(1, req["warmup"]))]
             self._quiet(timeout)
-            side.procs.cont()
+            if not self.hold:
+                side.procs.cont()
             try:
                 for k in keys:
                     self._call(side, k, timeout)

@@ -98,6 +98,7 @@ class ProcessSet:
         # session and process group of the worker at the start (field 6 and 5)
         self.session = int(fields[3]) if fields else None
         self.group = int(fields[2]) if fields else None
+        self._known = {}  # pid -> pidfd (-1: none) of the members the last freeze() saw
 
     def members(self):
         """Pids of every process of the set now (zombies included)."""
@@ -105,7 +106,7 @@ class ProcessSet:
             seen, queue = set(), [self.ns_init]
             while queue:
                 pid = queue.pop()
-                if pid in seen or pid in self.exclude:
+                if pid in seen or pid in self.exclude or not os.path.exists("/proc/%d" % pid):
                     continue
                 seen.add(pid)
                 queue.extend(children(pid))
@@ -113,7 +114,7 @@ class ProcessSet:
         seen, queue = set(), [self.root]
         while queue:
             pid = queue.pop()
-            if pid in seen or pid in self.exclude:
+            if pid in seen or pid in self.exclude or not os.path.exists("/proc/%d" % pid):
                 continue
             seen.add(pid)
             queue.extend(children(pid))
@@ -174,14 +175,99 @@ class ProcessSet:
     def cont(self):
         self._signal(signal.SIGCONT)
 
+    def freeze(self, timeout=1.0):
+        """Stop the set now and wait until every task has stopped; returns the tasks still
+        awake after ``timeout`` (none, unless something resumes them). The processes seen at
+        the last freeze are signalled before any scan, through pidfds (never a recycled
+        pid), so the set stops within microseconds of the judge's decision; the scans then
+        catch processes made since. A stopped set makes no new process, so the members seen
+        stopped are all ``thaw`` has to resume."""
+        import time
+
+        signalled = set()
+        for pid, fd in list(self._known.items()):
+            if fd >= 0 and self._send(pid, signal.SIGSTOP):
+                signalled.add(pid)
+        deadline = time.monotonic() + timeout
+        while True:
+            pids = self.members()
+            fresh = [p for p in pids if p not in signalled]
+            for pid in fresh:
+                self._send(pid, signal.SIGSTOP, adopt=True)
+                signalled.add(pid)
+            awake = self._awake_of(pids)
+            if (not awake and not fresh) or time.monotonic() > deadline:
+                for pid in set(self._known) - set(pids):
+                    self._forget(pid)
+                return awake
+            for pid in {p for p, _, _ in awake}:
+                self._send(pid, signal.SIGSTOP)
+            time.sleep(0.0002)
+
+    def thaw(self):
+        """SIGCONT to the members the last ``freeze`` saw (every member, if none)."""
+        if not self._known:
+            self.cont()
+            return
+        for pid in list(self._known):
+            self._send(pid, signal.SIGCONT)
+
+    def _send(self, pid, sig, adopt=False):
+        """Signal ``pid`` through its pidfd when known (``adopt``: open one for a process
+        just found by a scan); False when it is gone."""
+        fd = self._known.get(pid)
+        if fd is None and adopt and hasattr(os, "pidfd_open"):
+            try:
+                fd = os.pidfd_open(pid)
+                self._known[pid] = fd
+            except ProcessLookupError:
+                return False
+            except OSError:
+                fd = None  # no pidfds here (an old kernel): the pid, signalled at once
+        try:
+            if fd is not None and fd >= 0:
+                signal.pidfd_send_signal(fd, sig)
+            else:
+                if adopt:
+                    self._known[pid] = -1
+                os.kill(pid, sig)
+            return True
+        except (ProcessLookupError, PermissionError):
+            self._forget(pid)
+            return False
+        except OSError:
+            return False
+
+    def _forget(self, pid):
+        fd = self._known.pop(pid, None)
+        if fd is not None and fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def close(self):
+        for pid in list(getattr(self, "_known", {})):
+            self._forget(pid)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # at interpreter exit os may be gone already
+            pass
+
     def awake(self):
         """Tasks of the set that are not stopped: [(pid, tid, state)]. A stopped set has
         none; a task found running or sleeping while it should be stopped was resumed by
         someone other than the judge (SIGCONT can come from the candidate itself, e.g. from a
         timer of its own). Uninterruptible sleep (D) is a task still on its way to the stop,
         zombies and dead tasks run nothing."""
+        return self._awake_of(self.members())
+
+    @staticmethod
+    def _awake_of(pids):
         found = []
-        for pid in self.members():
+        for pid in pids:
             try:
                 tids = [int(t) for t in os.listdir("/proc/%d/task" % pid) if t.isdigit()]
             except OSError:

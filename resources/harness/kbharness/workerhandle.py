@@ -4,6 +4,7 @@ bubblewrap sandbox; driven over two private pipes of framed messages (codec.py);
 it can end turned into a WorkerFailure with a readable message."""
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -248,9 +249,27 @@ class WorkerHandle:
             self.kill()
             raise WorkerFailure("crash", "worker sent a malformed reply during %s: %s" % (stage, e))
 
-    def call(self, header: Dict[str, Any], payload: bytes, timeout: float, stage: str) -> Tuple[Any, bytes]:
+    def call(self, header: Dict[str, Any], payload: bytes, timeout: float, stage: str,
+             on_reply: Optional[Callable[[], None]] = None) -> Tuple[Any, bytes]:
+        """Send a request and read the reply. ``on_reply`` runs the moment the reply starts to
+        arrive, before a byte of it is read (the judge stops the worker there)."""
         self.send(header, payload, stage)
+        if on_reply is not None:
+            self._wait_readable(timeout, stage)
+            on_reply()
         return self.receive(timeout, stage)
+
+    def _wait_readable(self, timeout: float, stage: str) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise WorkerFailure("timeout", "candidate exceeded the %.1f s limit during %s (worker killed)" %
+                                    (timeout, stage))
+            ready, _, _ = select.select([self.reply_fd], [], [], min(left, 1.0))
+            if ready:
+                return
 
     def close(self) -> None:
         if not self.dead and self.proc.poll() is None:
