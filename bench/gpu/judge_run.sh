@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The judge-integrity and fairness measurements of bench/RESULTS.md, on a CUDA host, from the
-# repository root:  OUT=/tmp/out bash bench/gpu/judge_run.sh [attacks] [fair-suite] [fair-kb] [old]
+# repository root:  OUT=/tmp/out bash bench/gpu/judge_run.sh [attacks] [fair-suite] [fair-net] [fair-kb]
+#                    [fixtures] [sandbox] [profile] [old]
 # KernelBench problems are read from .device-carry/kb/level{1,2}; an older harness to compare
-# with from .device-carry/oldharness/resources/harness.
+# with from .device-carry/oldharness/resources/harness; a bubblewrap binary (for the sandbox
+# step, where the host has none) from .device-carry/bw/bwrap.
 set -u
 OUT="${OUT:-/tmp/kbstudio-gpu}"
 mkdir -p "$OUT"
@@ -26,6 +28,25 @@ for step in $steps; do
       echo "== identical code: sample suite and networks"
       timeout ${T_SUITE:-500} python3 bench/gpu/fairness.py --out "$OUT/fair_suite.json" --repeat 2 \
         resources/suites/sample/level*/*.py resources/suites/networks/level3/*.py 2>&1 | tee "$OUT/fair_suite.txt" ;;
+    fair-net)
+      echo "== identical code: the networks suite"
+      timeout ${T_NET:-300} python3 bench/gpu/fairness.py --out "$OUT/fair_net.json" --repeat ${REPEAT_NET:-2} \
+        resources/suites/networks/level3/*.py 2>&1 | tee "$OUT/fair_net.txt" ;;
+    fixtures)
+      echo "== honest and wrong CUDA fixtures through the harness; symbols of the built libraries"
+      timeout ${T_FIX:-300} python3 bench/gpu/honest_fixtures.py --kb-root .device-carry/kb \
+        --out "$OUT/fixtures.json" ${FIX_ARGS:-} 2>&1 | tee "$OUT/fixtures.txt" ;;
+    sandbox)
+      echo "== the candidate's sandbox on the GPU host (bubblewrap), fp16 and bf16"
+      if ! command -v bwrap > /dev/null && [ -x .device-carry/bw/bwrap ]; then
+        cp .device-carry/bw/bwrap /usr/local/bin/bwrap
+        ldd /usr/local/bin/bwrap | grep 'not found'
+      fi
+      timeout ${T_SANDBOX:-200} python3 bench/gpu/sandbox_check.py --out "$OUT" 2>&1 | tee "$OUT/sandbox.txt" ;;
+    profile)
+      echo "== the agent's profile tool"
+      OUT="$OUT/profile" CALLS=${PROFILE_CALLS:-1} timeout ${T_PROFILE:-150} bash bench/gpu/profile_check.sh 2>&1 \
+        | tee "$OUT/profile.txt" ;;
     fair-kb)
       echo "== identical code: KernelBench subset, with do_bench"
       timeout ${T_KB:-560} python3 bench/gpu/fairness.py --out "$OUT/fair_kb.json" --repeat ${REPEAT_KB:-2} --dobench $kb 2>&1 | tee "$OUT/fair_kb.txt" ;;

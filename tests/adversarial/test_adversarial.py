@@ -215,9 +215,12 @@ class RuntimeKernelTests(_RuntimeBase):
         self.assertNotIn("adv-cache-hit", doc["worker_log_tail"])
         self.assertEqual(doc["timing"]["inputs"], "fresh-per-call")
 
-    def test_native_thread(self):
-        e, doc = self.run_entry("adv_native_thread.py")
-        self.assertExpected(e, doc)
+    def test_native_thread_without_library_check(self):
+        """With the library check off, a native thread left running is no evidence by itself
+        (torch starts its own): the honest work it leaves behind is measured as it is."""
+        e, doc = self.run_entry("adv_native_thread.py", library_check=False)
+        self.assertEqual(doc["verdict"], "correct", lib.describe(doc))
+        self.assertEqual(doc["build"]["library_check"]["status"], "off (the request turned it off)")
 
     def test_timer_patch_hidden(self):
         e, doc = self.run_entry("adv_timer_patch_hidden.py")
@@ -343,6 +346,46 @@ class PlausibilityTests(unittest.TestCase):
             ratio = firsts[i] / firsts[0]
             self.assertGreater(float(ratio.std()), 0.1)  # not a multiple of the first
 
+
+class LibraryCheckTests(_RuntimeBase):
+    """The check of the built library (kbharness/symcheck.py): what it imports and the system
+    calls in its machine code, whatever the source's spelling. Each attack passes the C++
+    scan of its source (test_static_verdicts) and is rejected by the library check; the
+    honest control, with the calls a hand-written kernel makes, gets no finding."""
+
+    def assertCaught(self, name):
+        e, doc = self.run_entry(name)
+        self.assertExpected(e, doc)
+        self.assertTrue(doc["message"].startswith("library check: "), lib.describe(doc))
+        self.assertIn("the built library", doc["message"])
+        return doc
+
+    def test_honest_control(self):
+        e, doc = self.run_entry("library/lib_honest.py")
+        self.assertExpected(e, doc)
+        self.assertEqual(doc["build"]["library_check"], {"libraries": 1, "status": "ok", "findings": 0})
+        self.assertEqual([f for f in doc["static_findings"] if f["severity"] != "info"], [], lib.describe(doc))
+        self.assertEqual(doc["flags"], [], lib.describe(doc))
+
+    def test_aten_op_without_a_namespace(self):
+        doc = self.assertCaught("library/lib_aten_unqualified.py")
+        self.assertIn("at::_ops::relu::call", doc["message"])
+
+    def test_aten_op_allowed_by_policy(self):
+        e, doc = self.run_entry("library/lib_aten_unqualified.py", policy={"allow_torch_ops": True})
+        self.assertEqual(doc["verdict"], "correct", lib.describe(doc))
+        self.assertEqual(doc["build"]["library_check"]["findings"], 0)
+
+    def test_thread_under_an_alias(self):
+        doc = self.assertCaught("library/lib_thread_alias.py")
+        self.assertIn("std::thread", doc["message"])
+
+    def test_raw_system_call(self):
+        doc = self.assertCaught("library/lib_raw_syscall.py")
+        self.assertIn("syscall instruction", doc["message"])
+
+    def test_native_thread_spelled_to_pass_the_scan(self):
+        self.assertCaught("adv_native_thread.py")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,10 @@ SMALL = "tests/adversarial/tasks/small_matmul.py"
 WIDE = "tests/adversarial/candidates/judge/task_matmul_wide.py"
 RAND = "tests/adversarial/candidates/judge/task_matmul_rand.py"
 POLICY = {"allow_torch_ops": True}
+# Every candidate here loads one library (judge_kernels.cpp) that also holds the attacks' clone,
+# signal and thread code, which the library check rejects on sight (LibraryCheckTests in
+# test_adversarial); it is off so that the runtime defences are what these tests exercise.
+REQUEST = {"policy": POLICY, "library_check": False}
 # flags about the measurement's quality, not about the candidate (noisy timing is an info
 # finding, never a flag: none is allowed)
 MEASUREMENT_FLAGS = set()
@@ -34,7 +38,7 @@ def evaluate(file, task=SMALL, **overrides):
     """(exit code, result, process) of candidates/judge/<file> on <task>, once per run."""
     key = (file, task, tuple(sorted(overrides.items())))
     if key not in _RESULTS:
-        e = {"file": os.path.join("judge", file), "task": task, "request": {"policy": dict(POLICY)}}
+        e = {"file": os.path.join("judge", file), "task": task, "request": dict(REQUEST, policy=dict(POLICY))}
         _RESULTS[key] = lib.evaluate(e, **overrides)
     return _RESULTS[key]
 
@@ -198,7 +202,7 @@ class JudgeDesignTests(_JudgeBase):
         tmp = tempfile.mkdtemp(prefix="kbjudge-")
         try:
             e = {"file": os.path.join("judge", "judge_slot_truncate.py"), "task": SMALL,
-                 "request": {"policy": dict(POLICY)}}
+                 "request": dict(REQUEST, policy=dict(POLICY))}
             code, doc, proc = lib.evaluate(e, extra_env={"TMPDIR": tmp})
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

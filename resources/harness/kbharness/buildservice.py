@@ -140,6 +140,7 @@ class BuildService:
             # another account (a shared /tmp) could have put records there
             raise CacheIntegrityError("the build cache's records folder %s is not this account's own" % self.trusted)
         self.discarded = []  # entries found changed or unrecorded, and built again
+        self.mapped_libraries = []  # the recorded libraries verify_mapped found mapped, as host paths
 
     # ---- records ---------------------------------------------------------------------
     def _record_path(self, prefix):
@@ -336,6 +337,7 @@ class BuildService:
         except OSError:
             return []  # the worker is gone: nothing is loaded any more
         problems, seen = [], set()
+        self.mapped_libraries = []
         for line in lines:
             parts = line.split(None, 5)
             if len(parts) < 6:
@@ -353,4 +355,6 @@ class BuildService:
             if rec is None or fname != rec["library"] or got is None or got[0] != rec.get("sha256") or \
                     got[1].st_ino != inode:
                 problems.append((prefix, "%s is not the library recorded when it was built" % rel))
+            else:
+                self.mapped_libraries.append(host)
         return problems

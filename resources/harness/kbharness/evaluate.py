@@ -15,8 +15,8 @@ import tempfile
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import (RESULT_SCHEMA, buildcache, buildservice, codec, correctnessstage, envinfo, precision, rules, sandbox,
-               seeds, static_check, taskload, timingstage)
+from . import (RESULT_SCHEMA, buildcache, buildservice, codec, correctnessstage, cppscan, envinfo, precision, rules,
+               sandbox, seeds, static_check, symcheck, taskload, timingstage)
 from .envinfo import torch_device_index
 from .failures import InfrastructureFailure, TaskFailure
 from .request import RequestError
@@ -467,6 +467,9 @@ class Evaluation:
                 return self.finish("invalid_candidate", err)
             what = "constructing ModelNew" if stage == "construct" else "importing the candidate"
             return self.finish("runtime_error", "%s raised %s" % (what, err))
+        verdict = self._check_libraries(builds.mapped_libraries)
+        if verdict is not None:
+            return verdict
         if self.check_threads(worker, reply, "importing and constructing ModelNew"):
             return self.result["verdict"]
         if self.build_only:
@@ -476,6 +479,35 @@ class Evaluation:
                                             "tries again on the GPU" % (self.result["build"]["status"],
                                                                         reply.get("stage", "import"), deferred[:300]))
             return self.finish("built", "candidate built (%s) and constructed" % self.result["build"]["status"])
+        return None
+
+    def _check_libraries(self, libraries: List[str]) -> Optional[str]:
+        """What the built libraries the worker loaded import and call (symcheck.py), under the
+        C++ scan's rules and the request's policy; a family the source scan already reported
+        is not reported again. The verdict where a finding rejects the candidate."""
+        policy = self.req["policy"]
+        report = {"libraries": len(libraries), "status": "ok"}
+        self.result["build"]["library_check"] = report
+        if not self.req["library_check"]:
+            report["status"] = "off (the request turned it off)"
+            return None
+        if not libraries:
+            return None
+        try:
+            vendor = cppscan.vendor_allowance(policy.get("allow_vendor_libraries"))
+            found = []
+            for lib in libraries:
+                found += symcheck.check_library(lib, bool(policy.get("allow_torch_ops")), vendor)
+        except symcheck.ToolMissing as e:
+            report["status"] = "not checked: %s" % e
+            return None
+        known = {f["rule"] for f in self.result["static_findings"]}
+        found = [f for f in found if f.rule not in known]
+        self.result["static_findings"] += static_check.to_json(found)
+        report["findings"] = len(found)
+        rejecting = [f for f in found if f.severity == rules.REJECT]
+        if rejecting:
+            return self.finish("rejected", "library check: %s: %s" % (rejecting[0].rule, rejecting[0].message))
         return None
 
     def _load(self, worker, header, data, timeout, stage, builds):

@@ -34,6 +34,7 @@ DEFAULTS = {
     "tensor_transport": "auto",
     "strict_check": "auto",
     "memory_limit_mb": "auto",
+    "library_check": True,
 }
 
 # Address-space limit of the candidate's process in CPU mode (RLIMIT_AS).
@@ -116,6 +117,8 @@ def parse(data):
             req[key] = _number(req, key, 0.0, 1e6)
     if not isinstance(req["allow_tf32"], bool):
         raise RequestError("allow_tf32 must be a boolean")
+    if not isinstance(req["library_check"], bool):
+        raise RequestError("library_check must be a boolean")
     if req["num_threads"] is not None:
         req["num_threads"] = _number(req, "num_threads", 1, 4096, integer=True)
     if req["baseline"].get("compile_mode") not in COMPILE_MODES:

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Honest hand-written CUDA kernels through the whole harness: verdicts, flags and symbols.
+
+The fixtures of tests/gpu/fixtures (KernelBench level-1/2 problems solved with load_inline
+CUDA kernels, plus deliberately wrong ones) are built in parallel with `kbharness build`
+into one build cache, then evaluated one at a time with `kbharness evaluate` in CUDA mode.
+For each it prints the verdict against the manifest's expectation, the speedup with its
+interval, and every flag and suspicious or rejecting finding -- an honest kernel must come
+out with none. Then it lists what the built extension libraries import from outside
+themselves (`nm -D --undefined-only`), the evidence a symbol-level check of built libraries
+would be judged by.
+
+    python3 bench/gpu/honest_fixtures.py --kb-root DIR --out fixtures.json [--jobs 6]
+        [--trials 100] [--max-seconds 3] [--build-only] [FIXTURE.py ...]
+
+Exit status 0 when every verdict matches and no honest fixture has a flag or finding.
+"""
+
+import argparse
+import collections
+import concurrent.futures
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+HARNESS = os.path.join(REPO, "resources", "harness")
+FIXTURES = os.path.join(REPO, "tests", "gpu", "fixtures")
+KB_PREFIX = "../shared/kernelbench/"
+
+
+def entries(kb_root, names):
+    with open(os.path.join(FIXTURES, "manifest.json")) as f:
+        manifest = json.load(f)
+    out = []
+    for e in manifest["fixtures"]:
+        if names and e["file"] not in names and os.path.basename(e["file"]) not in names:
+            continue
+        problem = e["problem"]
+        if problem.startswith(KB_PREFIX):
+            problem = os.path.join(os.path.abspath(kb_root), problem[len(KB_PREFIX):])
+        else:
+            problem = os.path.normpath(os.path.join(REPO, problem))
+        out.append(dict(e, task=problem, candidate=os.path.join(FIXTURES, e["file"])))
+    return out
+
+
+def harness(command, req, timeout):
+    env = dict(os.environ, PYTHONPATH=HARNESS, PYTHONDONTWRITEBYTECODE="1")
+    t0 = time.time()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "kbharness", command, "--request", "-", "--result", "-"],
+                              cwd=HARNESS, env=env, input=json.dumps(req), capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"verdict": "bench-timeout", "message": "%s took over %d s" % (command, timeout)}, time.time() - t0
+    try:
+        return json.loads(proc.stdout), time.time() - t0
+    except ValueError:
+        return {"verdict": "bench-error", "message": (proc.stderr.strip().splitlines() or ["?"])[-1]}, time.time() - t0
+
+
+def request(e, args):
+    return {"schema": "kbstudio.eval-request/1", "task_path": e["task"], "candidate_path": e["candidate"],
+            "device": "cuda", "gpu_index": 0, "build_dir": args.build_dir, "seed": 20261205,
+            "correctness_trials": 5, "timing_trials": args.trials, "warmup": 3,
+            "max_timing_seconds": args.max_seconds, "baseline": {"eager": True, "compile": False}}
+
+
+def summary_of(doc, wall):
+    timing = doc.get("timing") or {}
+    cmp_ = (timing.get("comparison") or {}).get("eager") or {}
+    return {"verdict": doc.get("verdict"), "message": (doc.get("message") or "")[:160], "wall_s": round(wall, 1),
+            "speedup": (doc.get("speedup") or {}).get("eager"),
+            "ci": [cmp_.get("ci_low"), cmp_.get("ci_high")], "noisy": cmp_.get("noisy"),
+            "build_s": (doc.get("build") or {}).get("seconds"), "cached": (doc.get("build") or {}).get("cached"),
+            "flags": [f.get("flag") for f in doc.get("flags") or []],
+            "findings": ["%s: %s" % (f.get("rule"), (f.get("message") or "")[:80])
+                         for f in doc.get("static_findings") or [] if f.get("severity") in ("suspicious", "reject")]}
+
+
+def undefined_symbols(lib):
+    proc = subprocess.run(["nm", "-D", "--undefined-only", lib], capture_output=True, text=True)
+    return sorted({line.split()[-1].split("@")[0] for line in proc.stdout.splitlines() if line.strip()})
+
+
+def symbol_report(build_dir):
+    libs = sorted(glob.glob(os.path.join(build_dir, "**", "*.so"), recursive=True))
+    per_lib = {os.path.relpath(p, build_dir): undefined_symbols(p) for p in libs}
+    counts = collections.Counter(s for syms in per_lib.values() for s in syms)
+    plain = {s: n for s, n in counts.items() if not s.startswith("_Z")}
+    print("== symbols: %d libraries; imported names that are not C++-mangled (libraries importing each)" % len(libs))
+    for s in sorted(plain):
+        print("    %-40s %d" % (s, plain[s]))
+    namespaces = collections.Counter()
+    for s in counts:
+        if s.startswith("_ZN"):
+            rest = s[3:].lstrip("KV")
+            digits = ""
+            while rest and rest[0].isdigit():
+                digits += rest[0]
+                rest = rest[1:]
+            namespaces[rest[:int(digits)] if digits else "?"] += 1
+    print("    mangled, by outer namespace: %s" % dict(namespaces.most_common()))
+    return {"libraries": per_lib, "plain": plain, "mangled_namespaces": dict(namespaces)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("fixtures", nargs="*")
+    ap.add_argument("--kb-root", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--build-dir", default="/tmp/kbstudio-honest-fixtures")
+    ap.add_argument("--jobs", type=int, default=6)
+    ap.add_argument("--trials", type=int, default=100)
+    ap.add_argument("--max-seconds", type=float, default=3.0)
+    ap.add_argument("--build-only", action="store_true")
+    args = ap.parse_args()
+    todo = entries(args.kb_root, set(args.fixtures))
+    t0 = time.time()
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        builds = list(pool.map(lambda e: harness("build", request(e, args), 600), todo))
+    print("== built %d fixtures in %.1f s, %d at a time" % (len(todo), time.time() - t0, args.jobs), flush=True)
+    rows, ok = [], True
+    for e, (bdoc, bwall) in zip(todo, builds):
+        row = {"fixture": e["file"], "expect": e["expect"], "build": summary_of(bdoc, bwall)}
+        if not args.build_only:
+            doc, wall = harness("evaluate", request(e, args), 600)
+            row["eval"] = summary_of(doc, wall)
+            got = row["eval"]
+            honest = e["expect"] == "correct"
+            good = got["verdict"] == e["expect"] and not (honest and (got["flags"] or got["findings"]))
+            ok = ok and good
+            ci = got["ci"] if None not in got["ci"] else None
+            print("%-34s %-9s %-10s %s %s %s flags=%s findings=%s %.1fs%s" % (
+                e["file"][-34:], e["expect"], got["verdict"],
+                "%.3fx" % got["speedup"] if got["speedup"] else "-",
+                "[%.3f, %.3f]" % tuple(ci) if ci else "", "NOISY" if got["noisy"] else "",
+                ",".join(got["flags"]) or "-", ";".join(got["findings"]) or "-", got["wall_s"],
+                "" if good else "   <-- UNEXPECTED: " + got["message"]), flush=True)
+        rows.append(row)
+        with open(args.out, "w") as f:
+            json.dump({"rows": rows}, f, indent=1)
+    symbols = symbol_report(args.build_dir)
+    with open(args.out, "w") as f:
+        json.dump({"rows": rows, "symbols": symbols}, f, indent=1)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
