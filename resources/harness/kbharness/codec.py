@@ -52,17 +52,24 @@ def _write_all(fd, data):
         view = view[n:]
 
 
+def wait_readable(fd, deadline):
+    """Return once ``fd`` has something to read (or its writer closed it); ChannelTimeout
+    at ``deadline`` (a time.monotonic() value)."""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ChannelTimeout()
+        ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+        if ready:
+            return
+
+
 def _read_exact(fd, n, deadline):
     chunks = []
     remaining = n
     while remaining > 0:
         if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise ChannelTimeout()
-            ready, _, _ = select.select([fd], [], [], min(left, 1.0))
-            if not ready:
-                continue
+            wait_readable(fd, deadline)
         chunk = os.read(fd, min(remaining, 1 << 20))
         if not chunk:
             raise ChannelClosed()

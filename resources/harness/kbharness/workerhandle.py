@@ -4,7 +4,6 @@ bubblewrap sandbox; driven over two private pipes of framed messages (codec.py);
 it can end turned into a WorkerFailure with a readable message."""
 
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -235,14 +234,12 @@ class WorkerHandle:
         except (BrokenPipeError, OSError):
             raise self._died(stage)
 
-    def receive(self, timeout: float, stage: str) -> Tuple[Any, bytes]:
-        deadline = time.monotonic() + timeout
+    def receive(self, timeout: float, stage: str, deadline: Optional[float] = None) -> Tuple[Any, bytes]:
+        deadline = time.monotonic() + timeout if deadline is None else deadline
         try:
             return codec.read_frame(self.reply_fd, deadline)
         except codec.ChannelTimeout:
-            self.kill()
-            raise WorkerFailure("timeout", "candidate exceeded the %.1f s limit during %s (worker killed)" %
-                                (timeout, stage))
+            raise self._timed_out(timeout, stage)
         except codec.ChannelClosed:
             raise self._died(stage)
         except ValueError as e:
@@ -251,25 +248,23 @@ class WorkerHandle:
 
     def call(self, header: Dict[str, Any], payload: bytes, timeout: float, stage: str,
              on_reply: Optional[Callable[[], None]] = None) -> Tuple[Any, bytes]:
-        """Send a request and read the reply. ``on_reply`` runs the moment the reply starts to
-        arrive, before a byte of it is read (the judge stops the worker there)."""
+        """Send a request and read the reply within ``timeout``. ``on_reply`` runs the moment
+        the reply starts to arrive, before a byte of it is read (the judge stops the worker
+        there)."""
         self.send(header, payload, stage)
-        if on_reply is not None:
-            self._wait_readable(timeout, stage)
-            on_reply()
-        return self.receive(timeout, stage)
-
-    def _wait_readable(self, timeout: float, stage: str) -> None:
         deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.kill()
-                raise WorkerFailure("timeout", "candidate exceeded the %.1f s limit during %s (worker killed)" %
-                                    (timeout, stage))
-            ready, _, _ = select.select([self.reply_fd], [], [], min(left, 1.0))
-            if ready:
-                return
+        if on_reply is not None:
+            try:
+                codec.wait_readable(self.reply_fd, deadline)
+            except codec.ChannelTimeout:
+                raise self._timed_out(timeout, stage)
+            on_reply()
+        return self.receive(timeout, stage, deadline)
+
+    def _timed_out(self, timeout: float, stage: str) -> WorkerFailure:
+        self.kill()
+        return WorkerFailure("timeout", "candidate exceeded the %.1f s limit during %s (worker killed)" %
+                             (timeout, stage))
 
     def close(self) -> None:
         if not self.dead and self.proc.poll() is None:
