@@ -27,7 +27,7 @@ HONEST = [
     "cudaLaunchKernel", "__cudaRegisterFunction", "__cudaRegisterFatBinary", "__cudaPushCallConfiguration",
     "cudaGetLastError", "cudaGetErrorString", "memcpy", "memset", "malloc", "free", "strlen", "__cxa_atexit",
     "GOMP_parallel", "omp_get_num_threads", "PyObject_GetAttrString", "PyEval_GetBuiltins", "PyObject_CallObject",
-    "PyFrame_GetBack", "pthread_once", "pthread_mutex_lock", "__tls_get_addr",
+    "PyFrame_GetBack", "PyImport_ImportModule", "PyEval_GetFrame", "pthread_once", "pthread_mutex_lock", "__tls_get_addr",
 ]
 
 
@@ -67,7 +67,7 @@ class ClassifyTests(unittest.TestCase):
             "sigaction": "cpp-system-call", "dlsym": "cpp-system-call", "mprotect": "cpp-system-call",
             "fopen64": "cpp-system-call", "sched_setaffinity": "cpp-system-call",
             "std::basic_ofstream<char, std::char_traits<char> >::basic_ofstream()": "cpp-system-call",
-            "PyImport_ImportModule": "cpp-system-call", "PyRun_SimpleString": "cpp-system-call",
+            "PyRun_SimpleString": "cpp-system-call", "PyEval_SetTrace": "cpp-system-call",
             "cudaStreamCreateWithFlags": "side-stream", "cudaLaunchKernel_ptsz": "side-stream",
             "c10::cuda::getStreamFromPool(bool, signed char)": "side-stream",
             "cudaStreamBeginCapture": "cuda-graph", "cudaGraphLaunch": "cuda-graph",

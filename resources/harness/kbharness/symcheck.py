@@ -66,11 +66,14 @@ L2 = frozenset("cudaStreamSetAttribute cudaDeviceSetLimit cudaCtxResetPersisting
                "cuStreamSetAttribute cuCtxResetPersistingL2Cache".split())
 VENDOR = re.compile(r"^(cublas\w*|cublasLt\w*|cudnn\w*|cusparse\w*|cufft\w*|curand\w*|cusolver\w*|mkl_\w+|"
                     r"cblas_\w+|dnnl_\w+)$")
-# Python C API that runs or imports Python from native code: a way back into the worker's
-# interpreter (and so to the harness's objects) that no Python source shows
-PYTHON_ENTRY = re.compile(r"^(PyImport_\w+|PyRun_\w+|Py_CompileString\w*|PyEval_EvalCode\w*|PyEval_SetTrace|"
-                          r"PyEval_SetProfile|PySys_SetObject|PySys_GetObject|_PySys_GetAttr|"
-                          r"PyFrame_\w*Locals\w*|PyEval_GetFrame|PyEval_GetGlobals|PyEval_GetLocals)$")
+# Python C API that runs Python source or hooks the interpreter from native code. Only entry
+# points no extension's boilerplate uses: pybind11 itself imports modules, reads frames and
+# calls Python objects (PyImport_ImportModule, PyEval_GetBuiltins, PyObject_CallObject,
+# PyFrame_GetBack), so a way back into the interpreter through those cannot be told from an
+# honest build by its imports (README, "Library check": what it cannot see).
+PYTHON_ENTRY = re.compile(r"^(PyRun_\w+|Py_CompileString\w*|PyEval_EvalCode\w*|PyEval_SetTrace|"
+                          r"PyEval_SetProfile\w*|PyEval_SetTraceAllThreads|PySys_SetObject|"
+                          r"PyFrame_LocalsToFast|PyFrame_FastToLocals\w*)$")
 
 # demangled C++ names, by family
 CXX_ATEN_OP = re.compile(r"^at::_ops::(\w+)::(?:call|redispatch)\(")
