@@ -2,7 +2,8 @@
 """Honest hand-written CUDA kernels through the whole harness: verdicts, flags and symbols.
 
 The fixtures of tests/gpu/fixtures (KernelBench level-1/2 problems solved with load_inline
-CUDA kernels, plus deliberately wrong ones) are built in parallel with `kbharness build`
+CUDA kernels, plus deliberately wrong ones; --kb-root) and the demo provider's CUDA
+candidates for the sample suite (resources/demo/cuda; --demo) are built in parallel with `kbharness build`
 into one build cache, then evaluated one at a time with `kbharness evaluate` in CUDA mode.
 For each it prints the verdict against the manifest's expectation, the speedup with its
 interval, and every flag and suspicious or rejecting finding -- an honest kernel must come
@@ -10,7 +11,7 @@ out with none. Then it lists what the built extension libraries import from outs
 themselves (`nm -D --undefined-only`), the evidence a symbol-level check of built libraries
 would be judged by.
 
-    python3 bench/gpu/honest_fixtures.py --kb-root DIR --out fixtures.json [--jobs 6]
+    python3 bench/gpu/honest_fixtures.py [--kb-root DIR] [--demo] --out fixtures.json [--jobs 6]
         [--trials 100] [--max-seconds 3] [--build-only] [FIXTURE.py ...]
 
 Exit status 0 when every verdict matches and no honest fixture has a flag or finding.
@@ -31,6 +32,24 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 HARNESS = os.path.join(REPO, "resources", "harness")
 FIXTURES = os.path.join(REPO, "tests", "gpu", "fixtures")
 KB_PREFIX = "../shared/kernelbench/"
+
+
+def demo_entries(names):
+    """resources/demo/cuda: the demo provider's CUDA candidates for the sample suite; the
+    manifest's correct_faster / correct_slower are both the verdict `correct`."""
+    demo = os.path.join(REPO, "resources", "demo", "cuda")
+    with open(os.path.join(demo, "manifest.json")) as f:
+        manifest = json.load(f)
+    suite = os.path.join(REPO, "resources", "suites", manifest["suite"])
+    out = []
+    for e in manifest["candidates"]:
+        if names and e["file"] not in names and os.path.basename(e["file"]) not in names:
+            continue
+        level, name = e["task"].split("-", 1)
+        task = os.path.join(suite, "level" + level[1:], name.replace("-", "_") + ".py")
+        expect = "correct" if e["expect"].startswith("correct") else e["expect"]
+        out.append(dict(e, task=task, candidate=os.path.join(demo, e["file"]), expect=expect))
+    return out
 
 
 def entries(kb_root, names):
@@ -112,7 +131,8 @@ def symbol_report(build_dir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("fixtures", nargs="*")
-    ap.add_argument("--kb-root", required=True)
+    ap.add_argument("--kb-root", help="KernelBench problems (DIR/level1, DIR/level2) for tests/gpu/fixtures")
+    ap.add_argument("--demo", action="store_true", help="also the demo provider's CUDA candidates")
     ap.add_argument("--out", required=True)
     ap.add_argument("--build-dir", default="/tmp/kbstudio-honest-fixtures")
     ap.add_argument("--jobs", type=int, default=6)
@@ -120,14 +140,16 @@ def main():
     ap.add_argument("--max-seconds", type=float, default=3.0)
     ap.add_argument("--build-only", action="store_true")
     args = ap.parse_args()
-    todo = entries(args.kb_root, set(args.fixtures))
+    todo = (entries(args.kb_root, set(args.fixtures)) if args.kb_root else []) + \
+        (demo_entries(set(args.fixtures)) if args.demo else [])
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         builds = list(pool.map(lambda e: harness("build", request(e, args), 600), todo))
     print("== built %d fixtures in %.1f s, %d at a time" % (len(todo), time.time() - t0, args.jobs), flush=True)
     rows, ok = [], True
     for e, (bdoc, bwall) in zip(todo, builds):
-        row = {"fixture": e["file"], "expect": e["expect"], "build": summary_of(bdoc, bwall)}
+        row = {"fixture": e["file"], "expect": e["expect"], "build": summary_of(bdoc, bwall),
+               "library_check": (bdoc.get("build") or {}).get("library_check")}
         if not args.build_only:
             doc, wall = harness("evaluate", request(e, args), 600)
             row["eval"] = summary_of(doc, wall)

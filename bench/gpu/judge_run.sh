@@ -23,7 +23,7 @@ for step in $steps; do
       python3 -c 'import glob, json, os, sys; json.dump({os.path.basename(p): json.load(open(p)) for p in glob.glob("/tmp/attack-docs/*.json")}, open(sys.argv[1], "w"), indent=1)' "$OUT/attack_docs.json"
       [ -n "${SKIP_EARLIER:-}" ] && continue
       echo "== earlier adversarial manifest (CUDA entries)"
-      timeout 300 python3 tests/adversarial/run_cuda.py 2>&1 | tee "$OUT/adversarial.txt" ;;
+      timeout ${T_EARLIER:-300} python3 tests/adversarial/run_cuda.py 2>&1 | tee "$OUT/adversarial.txt" ;;
     fair-suite)
       echo "== identical code: sample suite and networks"
       timeout ${T_SUITE:-500} python3 bench/gpu/fairness.py --out "$OUT/fair_suite.json" --repeat 2 \
