@@ -16,6 +16,7 @@
 #include <QJsonValue>
 #include <QStringList>
 #include <algorithm>
+#include <functional>
 
 namespace kb::report {
 
@@ -78,33 +79,42 @@ td.l, th.l { text-align: left; }
 .figure { margin: 0.5em 0; }
 )";
 
-QString leaderboardSection(const ReportData& data) {
+// The leaderboard's columns, in two groups: what was correct and what it cost, and how fast.
+// One table per level holds both; a narrow page (the PDF) gets one table per group, each led
+// by the model, so that no header breaks inside a word.
+QString leaderboardSection(const ReportData& data, const HtmlOptions& options) {
     const auto& b = data.leaderboard;
     QString s = QStringLiteral("<section id=\"leaderboard\">\n<h2>Leaderboard</h2>\n");
     if (b.models.empty())
         return s + QStringLiteral("<p>No attempts match the selection.</p>\n</section>\n");
-    QStringList head{QStringLiteral("Model"), QStringLiteral("Tasks"), QStringLiteral("Correct"),
-                     QStringLiteral("Pass rate"), QStringLiteral("95% CI")};
+    QStringList outcomeHead{QStringLiteral("Tasks"), QStringLiteral("Correct"),
+                            QStringLiteral("Pass rate"), QStringLiteral("95% CI")};
     for (int k : b.passAtKs)
-        head << QStringLiteral("pass@%1").arg(k);
+        outcomeHead << QStringLiteral("pass@%1").arg(k);
+    QStringList speedHead;
     for (double p : b.pValues)
-        head << QStringLiteral("fast_%1 eager").arg(p);
+        speedHead << QStringLiteral("fast_%1 eager").arg(p);
     for (double p : b.pValues)
-        head << QStringLiteral("fast_%1 compile").arg(p);
-    head << QStringLiteral("Geomean eager [95% CI]") << QStringLiteral("Geomean compile [95% CI]")
-         << QStringLiteral("Geomean fallback") << QStringLiteral("Median eager")
-         << QStringLiteral("Noisy") << QStringLiteral("Suspicious") << QStringLiteral("Rejected")
-         << QStringLiteral("Cost");
+        speedHead << QStringLiteral("fast_%1 compile").arg(p);
+    speedHead << QStringLiteral("Geomean eager [95% CI]")
+              << QStringLiteral("Geomean compile [95% CI]") << QStringLiteral("Geomean fallback")
+              << QStringLiteral("Median eager");
+    const QStringList countHead{QStringLiteral("Noisy"), QStringLiteral("Suspicious"),
+                                QStringLiteral("Rejected"), QStringLiteral("Cost")};
 
-    auto cellRow = [&](const metrics::LeaderboardCell& c) {
-        QStringList r{
-            esc(c.model), QString::number(c.tasks), QString::number(c.correct), pct(c.passRate),
-            c.passRateCi ? pct(c.passRateCi->low) + QStringLiteral(" - ") + pct(c.passRateCi->high)
-                         : kNa};
+    auto outcomeCells = [&](const metrics::LeaderboardCell& c) -> QStringList {
+        QStringList r{QString::number(c.tasks), QString::number(c.correct), pct(c.passRate),
+                      c.passRateCi
+                          ? pct(c.passRateCi->low) + QStringLiteral(" - ") + pct(c.passRateCi->high)
+                          : kNa};
         for (int k : b.passAtKs) {
             const auto* v = c.passAtKAt(k);
             r << (v && v->value ? pct(*v->value) : kNa);
         }
+        return r;
+    };
+    auto speedCells = [&](const metrics::LeaderboardCell& c) -> QStringList {
+        QStringList r;
         for (double p : b.pValues) {
             const auto* f = c.fastPAt(p);
             r << (f ? pct(f->vsEager) : kNa);
@@ -115,10 +125,23 @@ QString leaderboardSection(const ReportData& data) {
         }
         r << speedupCi(c.geomeanEager, c.geomeanEagerCi)
           << speedupCi(c.geomeanCompile, c.geomeanCompileCi) << speedup(c.geomeanFallbackEager)
-          << speedup(c.medianEager) << QString::number(c.noisy) << QString::number(c.suspicious)
-          << QString::number(c.rejected)
-          << QStringLiteral("$") + QString::number(c.costUsd, 'f', c.costUsd < 1.0 ? 4 : 2);
+          << speedup(c.medianEager);
         return r;
+    };
+    auto countCells = [&](const metrics::LeaderboardCell& c) -> QStringList {
+        return QStringList{
+            QString::number(c.noisy), QString::number(c.suspicious), QString::number(c.rejected),
+            QStringLiteral("$") + QString::number(c.costUsd, 'f', c.costUsd < 1.0 ? 4 : 2)};
+    };
+    using Cells = std::function<QStringList(const metrics::LeaderboardCell&)>;
+    auto table = [&](int level, const QStringList& head, const Cells& cells) -> QString {
+        QString t =
+            tableOpen() + row(QStringList{QStringLiteral("Model")} + head, QStringLiteral("th"));
+        for (const auto& model : b.models) {
+            if (const auto* c = b.find(model, level))
+                t += row(QStringList{esc(c->model)} + cells(*c));
+        }
+        return t + QStringLiteral("</table>\n");
     };
 
     std::vector<int> groups = b.levels;
@@ -132,12 +155,18 @@ QString leaderboardSection(const ReportData& data) {
             s += QStringLiteral("<p class=\"note\">Weighted over the levels (weights: %1).</p>\n")
                      .arg(weights.join(QStringLiteral(", ")));
         }
-        s += tableOpen() + row(head, QStringLiteral("th"));
-        for (const auto& model : b.models) {
-            if (const auto* c = b.find(model, level))
-                s += row(cellRow(*c));
+        if (options.narrowPage) {
+            s += table(level, outcomeHead + countHead,
+                       [&](const metrics::LeaderboardCell& c) -> QStringList {
+                           return outcomeCells(c) + countCells(c);
+                       });
+            s += table(level, speedHead, speedCells);
+        } else {
+            s += table(level, outcomeHead + speedHead + countHead,
+                       [&](const metrics::LeaderboardCell& c) -> QStringList {
+                           return outcomeCells(c) + speedCells(c) + countCells(c);
+                       });
         }
-        s += QStringLiteral("</table>\n");
     }
     return s + QStringLiteral("</section>\n");
 }
@@ -400,7 +429,7 @@ QString htmlReport(const ReportData& data, const HtmlOptions& options) {
         html += QStringLiteral("<p class=\"note\">Generated %1.</p>\n")
                     .arg(xmlEscape(options.generatedAt));
     html += settingsHeader(data);
-    html += leaderboardSection(data);
+    html += leaderboardSection(data, options);
     html += usageXhtmlSection(data);
     if (data.paired) {
         QString scatter;

@@ -16,6 +16,9 @@ struct HtmlOptions {
     // For QTextDocument (the PDF): no XML prologue, and each plot as <img src="kbplot:ID"/>
     // whose image the caller supplies (see reportPlots).
     bool imagePlaceholders = false;
+    // A page too narrow for the leaderboard's ~20 columns in one table (the PDF): each level
+    // gets two tables, outcomes and cost, then speed, each led by the model.
+    bool narrowPage = false;
 };
 
 struct ReportPlot {

@@ -42,6 +42,7 @@ QImage rasterise(const ReportPlot& plot) {
 QByteArray renderPdfReport(const ReportData& data, const HtmlOptions& options) {
     HtmlOptions pdfOptions = options;
     pdfOptions.imagePlaceholders = true;
+    pdfOptions.narrowPage = true;
     QTextDocument document;
     for (const auto& plot : reportPlots(data)) {
         document.addResource(QTextDocument::ImageResource,

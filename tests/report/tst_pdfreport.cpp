@@ -74,6 +74,37 @@ private Q_SLOTS:
         QVERIFY(total / static_cast<double>(pages.size()) > 0.005);
     }
 
+    // The leaderboard has ~20 columns; on a landscape A4 page they were squeezed until header
+    // words broke mid-word ("Sus/pici/ous"). The PDF splits each level's table in two.
+    void leaderboardHeadersKeepWholeWords() {
+        const QString pdftotext = QStandardPaths::findExecutable(QStringLiteral("pdftotext"));
+        if (pdftotext.isEmpty())
+            QFAIL("pdftotext not found: install poppler-utils to check the PDF report");
+        test::ReportFixture fixture;
+        const auto data = report::loadReportData(fixture.database.connection(), {});
+        report::HtmlOptions narrow;
+        narrow.narrowPage = true;
+        const QString wideHtml = report::htmlReport(data);
+        const QString narrowHtml = report::htmlReport(data, narrow);
+        const int groups = static_cast<int>(data.leaderboard.levels.size()) + 1; // + overall
+        QVERIFY(groups >= 2);
+        QCOMPARE(narrowHtml.count(QStringLiteral("<table")),
+                 wideHtml.count(QStringLiteral("<table")) + groups);
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString pdf = dir.filePath(QStringLiteral("report.pdf"));
+        QVERIFY(report::writePdfReport(data, pdf).isEmpty());
+        QProcess p;
+        p.start(pdftotext, {QStringLiteral("-layout"), pdf, QStringLiteral("-")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QString text = QString::fromUtf8(p.readAllStandardOutput());
+        for (const char* word : {"Suspicious", "Rejected", "Correct", "Geomean", "fallback",
+                                 "compile", "fast_1.05", "pass@1"})
+            QVERIFY2(text.contains(QLatin1String(word)), word);
+    }
+
     void unwritablePathIsExplained() {
         test::ReportFixture fixture;
         const auto data = report::loadReportData(fixture.database.connection(), {});
