@@ -57,6 +57,15 @@ class CorrectCandidateTests(_Base):
         self.assertEqual(doc["environment"]["num_threads"], 1)
         self.assertIn(doc["build"]["status"], ("ok", "cached"))
         self.assertEqual(len(doc["build"]["cache_key"]), 64)
+        self.assertEqual(doc["build"]["library_check"], {"libraries": 1, "status": "ok", "findings": 0})
+        # where the time went: every stage of a full evaluation, adding up to the harness's time
+        stages = doc["stage_seconds"]
+        self.assertEqual(list(stages), ["judge_start", "judge_setup", "static_check", "reference", "worker_start",
+                                        "build_and_construct", "correctness", "timing", "teardown"])
+        self.assertTrue(all(v is not None and v >= 0 for v in stages.values()), stages)
+        self.assertAlmostEqual(sum(v for k, v in stages.items() if k != "judge_start"), doc["harness_seconds"],
+                               delta=0.01)
+        self.assertGreater(stages["timing"], 0.1)
 
         import torch
 

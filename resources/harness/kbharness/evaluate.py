@@ -43,6 +43,19 @@ def _make_undumpable():
         pass
 
 
+def _process_age() -> Optional[float]:
+    """Seconds since this process started (the interpreter's start and the harness's imports
+    before the evaluation), to the kernel's clock tick; None where /proc cannot tell."""
+    try:
+        with open("/proc/self/stat") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return round(max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK")), 2)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _idle_probe_limit(device, probes=25):
     """How long a trivial GPU operation and a synchronisation take on an idle GPU (ms, a
     generous bound): the judge's test that nothing else runs on the GPU."""
@@ -95,6 +108,8 @@ class Evaluation:
             "harness_seconds": 0.0,
         }
         self.large = False
+        self._mark_at = self.started
+        self.result["stage_seconds"] = {"judge_start": _process_age()}
         self.worker_peak_bytes = None
         self.stage_peaks = {}
         self.stage = None  # the stage whose judge memory peak is being measured
@@ -125,8 +140,17 @@ class Evaluation:
         finally:
             if not self.build_only:
                 self._record_memory()
+            self.mark("teardown")
         self.result["harness_seconds"] = round(time.perf_counter() - self.started, 4)
         return _finite(self.result)
+
+    def mark(self, stage: str) -> None:
+        """The wall time since the previous mark is ``stage``'s (``stage_seconds`` in the
+        result: where an evaluation's time goes, the fixed costs included)."""
+        now = time.perf_counter()
+        times = self.result["stage_seconds"]
+        times[stage] = round(times.get(stage, 0.0) + now - self._mark_at, 4)
+        self._mark_at = now
 
     def release_memory(self) -> None:
         """Large tasks: give the judge's cached GPU memory back to the driver (and collect
@@ -183,13 +207,16 @@ class Evaluation:
         req = self.req
         _make_undumpable()
         self._set_up_torch()
+        self.mark("judge_setup")
         # 1. static checks -------------------------------------------------
         verdict = self._static_check()
+        self.mark("static_check")
         if verdict is not None:
             return verdict
         # 2. reference (trusted) -------------------------------------------
         self._begin_stage("setup")
         init_inputs, init_seed = self._load_reference()
+        self.mark("reference")
         # 3. worker: build + construct --------------------------------------
         build_dir = req["build_dir"] or os.path.join(tempfile.gettempdir(), "kbharness-build-cache")
         os.makedirs(build_dir, exist_ok=True)
@@ -375,20 +402,25 @@ class Evaluation:
         with a verdict or hands over to the next. Returns the verdict."""
         self.base_py_threads = None
         verdict = self._start_worker(worker)
+        self.mark("worker_start")
         if verdict is None:
             verdict = self._build_and_construct(worker, init_inputs, init_seed, build_dir)
+            self.mark("build_and_construct")
         if verdict is not None:
             return verdict
         # 4. correctness ------------------------------------------------------
         self._begin_stage("correctness")
         box = []  # the last reference output, handed over so that the timing stage can drop it
         verdict = correctnessstage.run(self, worker, box)
+        self.mark("correctness")
         if verdict is not None:
             return verdict
         # 5. timing (judge-owned, interleaved with the reference: interleave.py) ----
         self._begin_stage("candidate_timing")
         correctness = self.result["correctness"]
-        return timingstage.run(self, worker, box, correctness["strict"], len(correctness["trials"]))
+        verdict = timingstage.run(self, worker, box, correctness["strict"], len(correctness["trials"]))
+        self.mark("timing")
+        return verdict
 
     def _start_worker(self, worker: WorkerHandle) -> Optional[str]:
         """The worker sets torch up before any candidate code runs; its Python threads then are
