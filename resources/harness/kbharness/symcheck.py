@@ -146,20 +146,21 @@ def _short(symbol: str) -> str:
     return symbol.split("(", 1)[0]
 
 
-def _tool(name: str) -> Optional[str]:
-    return shutil.which(name)
+def _output(tool: str, given: Optional[str], args: List[str], path: str, timeout: float) -> str:
+    """What binutils' ``tool`` (or the ``given`` program) prints for ``path``."""
+    program = given or shutil.which(tool)
+    if not program:
+        raise ToolMissing("%s (binutils) is not installed" % tool)
+    proc = _run([program] + args + [path], timeout)
+    if proc.returncode != 0:
+        raise ToolMissing("%s could not read %s: %s" % (tool, path, proc.stderr.strip()[:200]))
+    return proc.stdout
 
 
 def imported_names(path: str, nm: Optional[str] = None) -> List[str]:
     """The undefined dynamic symbols of a shared library, demangled, versions dropped."""
-    nm = nm or _tool("nm")
-    if not nm:
-        raise ToolMissing("nm (binutils) is not installed")
-    proc = _run([nm, "-D", "--undefined-only", "-C", path], 60)
-    if proc.returncode != 0:
-        raise ToolMissing("nm could not read %s: %s" % (path, proc.stderr.strip()[:200]))
     names = []
-    for line in proc.stdout.splitlines():
+    for line in _output("nm", nm, ["-D", "--undefined-only", "-C"], path, 60).splitlines():
         line = line.strip()
         if not line:
             continue
@@ -171,14 +172,9 @@ def imported_names(path: str, nm: Optional[str] = None) -> List[str]:
 
 def system_call_instructions(path: str, objdump: Optional[str] = None) -> List[str]:
     """The functions of the library's own code that hold a system call instruction."""
-    objdump = objdump or _tool("objdump")
-    if not objdump:
-        raise ToolMissing("objdump (binutils) is not installed")
-    proc = _run([objdump, "-d", "--no-show-raw-insn", "-C", path], 120)
-    if proc.returncode != 0:
-        raise ToolMissing("objdump could not read %s: %s" % (path, proc.stderr.strip()[:200]))
+    text = _output("objdump", objdump, ["-d", "--no-show-raw-insn", "-C"], path, 120)
     where, current = [], "?"
-    for line in proc.stdout.splitlines():
+    for line in text.splitlines():
         if line.endswith(">:"):
             current = line[line.find("<") + 1:-2]
         elif SYSCALL_INSN.search(line) and current not in where:
