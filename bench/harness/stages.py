@@ -24,7 +24,7 @@ STAGES = ("judge_start", "judge_setup", "static_check", "reference", "worker_sta
           "correctness", "timing", "teardown")
 DEFAULT_PAIRS = [
     ("resources/suites/sample/level1/relu.py", "tests/harness/fixtures/fx_correct.py"),
-    ("tests/adversarial/tasks/small_matmul.py", "tests/adversarial/candidates/judge/judge_honest.py"),
+    ("resources/suites/sample/level2/linear_bias_relu.py", "resources/demo/demo-a/l2-linear-bias-relu.py"),
     ("resources/suites/sample/level1/relu.py", "tests/adversarial/candidates/library/lib_honest.py"),
 ]
 
