@@ -515,8 +515,9 @@ class Evaluation:
 
     def _check_libraries(self, libraries: List[str]) -> Optional[str]:
         """What the built libraries the worker loaded import and call (symcheck.py), under the
-        C++ scan's rules and the request's policy; a family the source scan already reported
-        is not reported again. The verdict where a finding rejects the candidate."""
+        C++ scan's rules and the request's policy; a rule the source scan already reported at
+        the same severity is not reported again. The verdict where a finding rejects the
+        candidate."""
         policy = self.req["policy"]
         report = {"libraries": len(libraries), "status": "ok"}
         self.result["build"]["library_check"] = report
@@ -533,8 +534,8 @@ class Evaluation:
         except symcheck.ToolMissing as e:
             report["status"] = "not checked: %s" % e
             return None
-        known = {f["rule"] for f in self.result["static_findings"]}
-        found = [f for f in found if f.rule not in known]
+        known = {(f["rule"], f["severity"]) for f in self.result["static_findings"]}
+        found = [f for f in found if (f.rule, f.severity) not in known]
         self.result["static_findings"] += static_check.to_json(found)
         report["findings"] = len(found)
         rejecting = [f for f in found if f.severity == rules.REJECT]
