@@ -85,8 +85,9 @@ CXX_THREADS = re.compile(r"^(std::thread::_M_start_thread|std::jthread|at::launc
                          r"c10::ThreadPool::run|at::get_thread_pool|c10::TaskThreadPoolBase::\w+)")
 CXX_FILES = re.compile(r"^(std::(?:__cxx11::)?basic_(?:i|o)?fstream|std::(?:__cxx11::)?basic_filebuf|"
                        r"std::filesystem::|at::from_file|torch::load|torch::save|torch::serialize::)")
-CXX_STREAMS = re.compile(r"^(c10::cuda::getStreamFromPool|c10::cuda::getStreamFromExternal|"
-                         r"at::cuda::getStreamFromPool)")
+# (c10::cuda::getStreamFromPool is not a finding: CUDAGuard's implementation, defined in the
+# headers, takes streams from the pool in virtual functions every guard's vtable carries)
+CXX_STREAMS = re.compile(r"^at::cuda::getStreamFromPool")
 CXX_GRAPHS = re.compile(r"^at::cuda::CUDAGraph::")
 CXX_VENDOR = re.compile(r"^(at::cuda::getCurrentCUDABlas\w*Handle|at::cuda::blas::|at::native::cpublas::|"
                         r"at::native::cudnn\w*|at::cuda::getCudnnHandle)")
