@@ -27,11 +27,10 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-HARNESS = os.path.join(REPO, "resources", "harness")
-FIXTURES = os.path.join(REPO, "tests", "gpu", "fixtures")
-KB_PREFIX = "../shared/kernelbench/"
+from kbfixtures import FIXTURES, HARNESS, REPO, manifest, problem_path
+
+sys.path.insert(0, HARNESS)
+from kbharness import symcheck  # noqa: E402  (the harness's own reading of a library)
 
 
 def demo_entries(names):
@@ -39,10 +38,10 @@ def demo_entries(names):
     manifest's correct_faster / correct_slower are both the verdict `correct`."""
     demo = os.path.join(REPO, "resources", "demo", "cuda")
     with open(os.path.join(demo, "manifest.json")) as f:
-        manifest = json.load(f)
-    suite = os.path.join(REPO, "resources", "suites", manifest["suite"])
+        doc = json.load(f)
+    suite = os.path.join(REPO, "resources", "suites", doc["suite"])
     out = []
-    for e in manifest["candidates"]:
+    for e in doc["candidates"]:
         if names and e["file"] not in names and os.path.basename(e["file"]) not in names:
             continue
         level, name = e["task"].split("-", 1)
@@ -53,18 +52,11 @@ def demo_entries(names):
 
 
 def entries(kb_root, names):
-    with open(os.path.join(FIXTURES, "manifest.json")) as f:
-        manifest = json.load(f)
     out = []
-    for e in manifest["fixtures"]:
+    for e in manifest().values():
         if names and e["file"] not in names and os.path.basename(e["file"]) not in names:
             continue
-        problem = e["problem"]
-        if problem.startswith(KB_PREFIX):
-            problem = os.path.join(os.path.abspath(kb_root), problem[len(KB_PREFIX):])
-        else:
-            problem = os.path.normpath(os.path.join(REPO, problem))
-        out.append(dict(e, task=problem, candidate=os.path.join(FIXTURES, e["file"])))
+        out.append(dict(e, task=problem_path(e, kb_root), candidate=os.path.join(FIXTURES, e["file"])))
     return out
 
 
@@ -96,36 +88,26 @@ def summary_of(doc, wall):
     return {"verdict": doc.get("verdict"), "message": (doc.get("message") or "")[:160], "wall_s": round(wall, 1),
             "speedup": (doc.get("speedup") or {}).get("eager"),
             "ci": [cmp_.get("ci_low"), cmp_.get("ci_high")], "noisy": cmp_.get("noisy"),
-            "build_s": (doc.get("build") or {}).get("seconds"), "cached": (doc.get("build") or {}).get("cached"),
+            "build_s": (doc.get("build") or {}).get("seconds"), "build_status": (doc.get("build") or {}).get("status"),
             "flags": [f.get("flag") for f in doc.get("flags") or []],
             "findings": ["%s: %s" % (f.get("rule"), (f.get("message") or "")[:80])
                          for f in doc.get("static_findings") or [] if f.get("severity") in ("suspicious", "reject")]}
 
 
-def undefined_symbols(lib):
-    proc = subprocess.run(["nm", "-D", "--undefined-only", lib], capture_output=True, text=True)
-    return sorted({line.split()[-1].split("@")[0] for line in proc.stdout.splitlines() if line.strip()})
-
-
 def symbol_report(build_dir):
+    """What every built library imports (demangled, as the library check reads it), each name
+    with the number of libraries importing it and the finding the check would make of it."""
     libs = sorted(glob.glob(os.path.join(build_dir, "**", "*.so"), recursive=True))
-    per_lib = {os.path.relpath(p, build_dir): undefined_symbols(p) for p in libs}
-    counts = collections.Counter(s for syms in per_lib.values() for s in syms)
-    plain = {s: n for s, n in counts.items() if not s.startswith("_Z")}
-    print("== symbols: %d libraries; imported names that are not C++-mangled (libraries importing each)" % len(libs))
+    per_lib = {os.path.relpath(p, build_dir): sorted(set(symcheck.imported_names(p))) for p in libs}
+    counts = collections.Counter(s for names in per_lib.values() for s in names)
+    plain = {s: n for s, n in counts.items() if "::" not in s}
+    print("== symbols: %d libraries; imported C names (libraries importing each; the check's finding)" % len(libs))
     for s in sorted(plain):
-        print("    %-40s %d" % (s, plain[s]))
-    namespaces = collections.Counter()
-    for s in counts:
-        if s.startswith("_ZN"):
-            rest = s[3:].lstrip("KV")
-            digits = ""
-            while rest and rest[0].isdigit():
-                digits += rest[0]
-                rest = rest[1:]
-            namespaces[rest[:int(digits)] if digits else "?"] += 1
-    print("    mangled, by outer namespace: %s" % dict(namespaces.most_common()))
-    return {"libraries": per_lib, "plain": plain, "mangled_namespaces": dict(namespaces)}
+        hit = symcheck.classify(s, False, frozenset())
+        print("    %-40s %3d  %s" % (s, plain[s], hit[0] if hit else "-"))
+    namespaces = collections.Counter(s.split("::", 1)[0] for s in counts if "::" in s)
+    print("    C++ names, by outer namespace: %s" % dict(namespaces.most_common()))
+    return {"libraries": per_lib, "plain": plain, "namespaces": dict(namespaces)}
 
 
 def main():
