@@ -18,6 +18,7 @@ lets it go on again.
 
 import os
 import signal
+import time
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -182,27 +183,34 @@ class ProcessSet:
         pid), so the set stops within microseconds of the judge's decision; the scans then
         catch processes made since. A stopped set makes no new process, so the members seen
         stopped are all ``thaw`` has to resume."""
-        import time
-
         signalled = set()
         for pid, fd in list(self._known.items()):
             if fd >= 0 and self._send(pid, signal.SIGSTOP):
                 signalled.add(pid)
-        deadline = time.monotonic() + timeout
+        awake, pids = self._stop_until_still(time.monotonic() + timeout, signalled, 0.0002)
+        for pid in set(self._known) - set(pids):
+            self._forget(pid)
+        return awake
+
+    def _stop_until_still(self, deadline, signalled, pause):
+        """Scan the set, SIGSTOP its members not yet in ``signalled`` (keeping a pidfd for
+        each; None: the first scan's members were signalled already) and those found awake
+        again, until a scan finds no new member and no task awake, or ``deadline``. Returns
+        (tasks still awake, the last scan's members)."""
         while True:
             pids = self.members()
+            if signalled is None:
+                signalled = set(pids)
             fresh = [p for p in pids if p not in signalled]
             for pid in fresh:
                 self._send(pid, signal.SIGSTOP, adopt=True)
                 signalled.add(pid)
             awake = self._awake_of(pids)
             if (not awake and not fresh) or time.monotonic() > deadline:
-                for pid in set(self._known) - set(pids):
-                    self._forget(pid)
-                return awake
+                return awake, pids
             for pid in {p for p, _, _ in awake}:
                 self._send(pid, signal.SIGSTOP)
-            time.sleep(0.0002)
+            time.sleep(pause)
 
     def thaw(self):
         """SIGCONT to the members the last ``freeze`` saw (every member, if none)."""
@@ -285,19 +293,7 @@ class ProcessSet:
     def settle(self, timeout=1.0):
         """After stop(): wait until every task has reached its stop (a signal is delivered
         when a task next runs), sending SIGSTOP again to members still awake."""
-        import time
-
-        deadline = time.monotonic() + timeout
-        while True:
-            awake = self.awake()
-            if not awake or time.monotonic() > deadline:
-                return awake
-            for pid in {p for p, _, _ in awake}:
-                try:
-                    os.kill(pid, signal.SIGSTOP)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            time.sleep(0.001)
+        return self._stop_until_still(time.monotonic() + timeout, None, 0.001)[0]
 
 
 def system_busy_seconds():
