@@ -26,7 +26,7 @@ POLICY = {"allow_torch_ops": True}
 # Every candidate here loads one library (judge_kernels.cpp) that also holds the attacks' clone,
 # signal and thread code, which the library check rejects on sight (LibraryCheckTests in
 # test_adversarial); it is off so that the runtime defences are what these tests exercise.
-REQUEST = {"policy": POLICY, "library_check": False}
+REQUEST = {"library_check": False}
 # flags about the measurement's quality, not about the candidate (noisy timing is an info
 # finding, never a flag: none is allowed)
 MEASUREMENT_FLAGS = set()
@@ -34,12 +34,16 @@ MEASUREMENT_FLAGS = set()
 _RESULTS = {}
 
 
+def entry(file, task=SMALL):
+    """The manifest-style entry of candidates/judge/<file> on <task>."""
+    return {"file": os.path.join("judge", file), "task": task, "request": dict(REQUEST, policy=dict(POLICY))}
+
+
 def evaluate(file, task=SMALL, **overrides):
     """(exit code, result, process) of candidates/judge/<file> on <task>, once per run."""
     key = (file, task, tuple(sorted(overrides.items())))
     if key not in _RESULTS:
-        e = {"file": os.path.join("judge", file), "task": task, "request": dict(REQUEST, policy=dict(POLICY))}
-        _RESULTS[key] = lib.evaluate(e, **overrides)
+        _RESULTS[key] = lib.evaluate(entry(file, task), **overrides)
     return _RESULTS[key]
 
 
@@ -201,9 +205,7 @@ class JudgeDesignTests(_JudgeBase):
         stopped mapping slot files: it now uses pread/pwrite only)."""
         tmp = tempfile.mkdtemp(prefix="kbjudge-")
         try:
-            e = {"file": os.path.join("judge", "judge_slot_truncate.py"), "task": SMALL,
-                 "request": dict(REQUEST, policy=dict(POLICY))}
-            code, doc, proc = lib.evaluate(e, extra_env={"TMPDIR": tmp})
+            code, doc, proc = lib.evaluate(entry("judge_slot_truncate.py"), extra_env={"TMPDIR": tmp})
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         self.assertIsNotNone(doc, "the judge died with exit code %s and no result" % code)
