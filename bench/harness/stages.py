@@ -4,7 +4,7 @@
 (everything but the build and the measurement) in the last column.
 
     python3 bench/harness/stages.py [--device cpu] [--repeat 3] [--build-dir DIR]
-        [--timing-seconds 1] [TASK.py:CANDIDATE.py ...]
+        [--timing-seconds 1] [--no-library-check] [TASK.py:CANDIDATE.py ...]
 
 Without pairs it runs the honest CPU fixtures the harness's tests use (a cached build after
 the first repeat). Prints a table; exits non-zero when an evaluation gives no result.
@@ -33,7 +33,8 @@ def evaluate(task, candidate, args, build_dir):
     req = {"schema": "kbstudio.eval-request/1", "task_path": os.path.join(REPO, task),
            "candidate_path": os.path.join(REPO, candidate), "device": args.device, "build_dir": build_dir,
            "seed": 20261205, "correctness_trials": 5, "timing_trials": 20,
-           "max_timing_seconds": args.timing_seconds, "policy": {"allow_torch_ops": True}}
+           "max_timing_seconds": args.timing_seconds, "policy": {"allow_torch_ops": True},
+           "library_check": not args.no_library_check}
     env = dict(os.environ, PYTHONPATH=HARNESS, PYTHONDONTWRITEBYTECODE="1")
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "kbharness", "evaluate", "--request", "-", "--result", "-"],
@@ -71,6 +72,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--timing-seconds", type=float, default=1.0)
     ap.add_argument("--build-dir", default=None)
+    ap.add_argument("--no-library-check", action="store_true", help="evaluate with the library check off")
     args = ap.parse_args()
     pairs = [tuple(p.split(":", 1)) for p in args.pairs] or DEFAULT_PAIRS
     build_dir = args.build_dir or tempfile.mkdtemp(prefix="kbstages-")
@@ -91,9 +93,9 @@ def main():
         print(" | ".join([os.path.basename(candidate), docs[-1][0].get("verdict") or "?"] +
                          ["-" if c is None else "%.2f" % c for c in cols] +
                          ["%.2f" % median([w for _, w in docs]), "%.2f" % median(fixed)]), flush=True)
-    print("\nstage seconds: medians over %d repeats (device %s, timing cap %.1f s); fixed cost = process start, "
-          "judge set-up, static check, reference, worker start, build stage minus the build itself, teardown"
-          % (args.repeat, args.device, args.timing_seconds))
+    print("\nstage seconds: medians over %d repeats (device %s, timing cap %.1f s, library check %s); fixed cost = "
+          "process start, judge set-up, static check, reference, worker start, build stage minus the build itself, "
+          "teardown" % (args.repeat, args.device, args.timing_seconds, "off" if args.no_library_check else "on"))
     return 1 if failed else 0
 
 
